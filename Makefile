@@ -1,0 +1,37 @@
+# handwave: the README's two commands are `make serve` and `make test`.
+SHELL := /bin/bash
+export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
+
+.PHONY: setup serve test dist bench native-test component-test e2e fmt
+
+setup:
+	@scripts/setup.sh
+
+## Install what is missing, build (release) and serve with live reload at a printed address.
+serve: setup
+	@echo "handwave: building, then serving at http://127.0.0.1:8080/ (Ctrl-C stops)"
+	trunk serve --release
+
+## Install what is missing and run every test: native, component (wasm in Chromium), end to end.
+test: setup
+	@scripts/test.sh
+
+## Release build of the static site into dist/.
+dist: setup
+	@scripts/dist.sh
+
+## First-load bytes and control -> redraw timings in headless Chromium (a benchmark, not a test).
+bench: dist
+	node scripts/bench.mjs
+
+native-test:
+	cargo test
+
+component-test: setup
+	@scripts/test.sh components
+
+e2e: dist
+	node --test tests/e2e/
+
+fmt:
+	cargo fmt

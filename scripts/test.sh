@@ -1,0 +1,25 @@
+#!/usr/bin/env bash
+# Every test: native (math core, state, pure widget helpers), component tests in headless
+# Chromium (wasm-bindgen-test), then the end-to-end suite against dist/ served under a
+# sub-path. `scripts/test.sh components` runs only the component tests.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
+
+component_tests() {
+  echo "== component tests (wasm32, headless Chromium)"
+  CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
+  CHROMEDRIVER=/usr/bin/chromedriver \
+  WASM_BINDGEN_TEST_TIMEOUT=120 \
+    cargo test --target wasm32-unknown-unknown --test components
+}
+
+if [ "${1:-}" = components ]; then component_tests; exit; fi
+
+echo "== native tests (cargo test)"
+cargo test
+component_tests
+echo "== release build of dist/"
+scripts/dist.sh
+echo "== end-to-end tests (Playwright + Debian's Chromium, dist/ under a sub-path)"
+node --test --test-concurrency=1 tests/e2e/

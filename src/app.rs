@@ -1,0 +1,319 @@
+//! The page shell: URL state in context, notices, the colour scheme, the page of sections
+//! and the single-figure embed view (`?embed=<figure-id>`).
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::{JsCast, JsValue};
+
+use crate::sections::backprop;
+use crate::state::{Notice, Params, Theme, Value, ViewParams};
+
+/// The page's URL state: every control's value, and how the page is laid out.
+#[derive(Clone, Copy)]
+pub struct UrlState {
+    pub params: RwSignal<Params>,
+    pub view: ViewParamsRef,
+}
+
+/// The view parameters, fixed for the page's life.
+#[derive(Clone, Copy)]
+pub struct ViewParamsRef {
+    pub embed: Option<&'static str>,
+    pub hide_controls: bool,
+    pub theme: Option<Theme>,
+}
+
+impl From<&ViewParams> for ViewParamsRef {
+    fn from(v: &ViewParams) -> Self {
+        Self { embed: v.embed, hide_controls: v.hide_controls, theme: v.theme }
+    }
+}
+
+impl UrlState {
+    /// A state from parsed parameters.
+    pub fn new(params: Params, view: &ViewParams) -> Self {
+        Self { params: RwSignal::new(params), view: view.into() }
+    }
+
+    /// An integer parameter as a memo (recomputes dependants only when it changes).
+    pub fn int(&self, key: &'static str) -> Memo<i64> {
+        let p = self.params;
+        Memo::new(move |_| p.with(|p| p.int(key)))
+    }
+
+    /// A real parameter as a memo.
+    pub fn float(&self, key: &'static str) -> Memo<f64> {
+        let p = self.params;
+        Memo::new(move |_| p.with(|p| p.float(key)))
+    }
+
+    /// A boolean parameter as a memo.
+    pub fn flag(&self, key: &'static str) -> Memo<bool> {
+        let p = self.params;
+        Memo::new(move |_| p.with(|p| p.flag(key)))
+    }
+
+    /// A list parameter as a memo.
+    pub fn list(&self, key: &'static str) -> Memo<Option<Vec<f64>>> {
+        let p = self.params;
+        Memo::new(move |_| p.with(|p| p.list(key)))
+    }
+
+    /// Sets several keys in one update (one recomputation, one URL write).
+    pub fn set_many(&self, values: Vec<(&'static str, Value)>) {
+        self.params.update(|p| {
+            for (key, value) in values {
+                // Keys come from this crate's own constants; a wrong one is a bug that
+                // must not take the page down, so it is ignored.
+                let _ = p.set(key, value);
+            }
+        });
+    }
+}
+
+/// The URL state from context (a default state outside the app, e.g. in component tests).
+pub fn use_url_state() -> UrlState {
+    use_context::<UrlState>().unwrap_or_else(|| UrlState::new(Params::default(), &ViewParams::default()))
+}
+
+/// The colour scheme in use (light outside the app).
+pub fn use_theme() -> Signal<Theme> {
+    use_context::<RwSignal<Theme>>().map(Signal::from).unwrap_or_else(|| Signal::stored(Theme::Light))
+}
+
+/// The page's address without query or fragment, e.g. `https://host/course/handwave/`.
+pub fn page_base_url() -> String {
+    let loc = window().location();
+    format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default())
+}
+
+const THEME_STORAGE_KEY: &str = "handwave-theme";
+
+fn system_prefers_dark() -> bool {
+    window().match_media("(prefers-color-scheme: dark)").ok().flatten().map(|m| m.matches()).unwrap_or(false)
+}
+
+fn stored_theme() -> Option<Theme> {
+    let storage = window().local_storage().ok().flatten()?;
+    match storage.get_item(THEME_STORAGE_KEY).ok().flatten()?.as_str() {
+        "dark" => Some(Theme::Dark),
+        "light" => Some(Theme::Light),
+        _ => None,
+    }
+}
+
+fn apply_theme(theme: Theme) {
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-theme", if theme == Theme::Dark { "dark" } else { "light" });
+    }
+}
+
+/// Writes the current state to the address bar, replacing the history entry.
+fn write_url(params: &Params, view: &ViewParamsRef) {
+    let mut parts = Vec::new();
+    if let Some(id) = view.embed {
+        parts.push(format!("embed={id}"));
+        if view.hide_controls {
+            parts.push("hide=controls".to_string());
+        }
+    }
+    if let Some(theme) = view.theme {
+        parts.push(format!("theme={}", if theme == Theme::Dark { "dark" } else { "light" }));
+    }
+    let query = params.to_query(None);
+    if !query.is_empty() {
+        parts.push(query);
+    }
+    let loc = window().location();
+    let search = if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) };
+    if loc.search().unwrap_or_default() == search {
+        return;
+    }
+    let url = format!("{}{}{}", loc.pathname().unwrap_or_default(), search, loc.hash().unwrap_or_default());
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Keeps the address bar in step with the state, at most one write per 150 ms
+/// (browsers throttle history updates; a slider emits many events per second).
+fn sync_url(state: UrlState) {
+    let pending = StoredValue::new(false);
+    Effect::new(move |first: Option<()>| {
+        state.params.track();
+        if first.is_none() || pending.get_value() {
+            return;
+        }
+        pending.set_value(true);
+        set_timeout(
+            move || {
+                pending.set_value(false);
+                state.params.with_untracked(|p| write_url(p, &state.view));
+            },
+            Duration::from_millis(150),
+        );
+    });
+}
+
+/// In an embed, posts the page height to the parent on every size change.
+fn post_height_to_parent(figure: &'static str) {
+    let Some(body) = document().body() else { return };
+    let last = std::cell::Cell::new(-1.0f64);
+    let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| {
+        let Some(body) = document().body() else { return };
+        let height = body.get_bounding_client_rect().height().ceil();
+        if (height - last.get()).abs() < 0.5 {
+            return;
+        }
+        last.set(height);
+        let message = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&message, &"type".into(), &"handwave:resize".into());
+        let _ = js_sys::Reflect::set(&message, &"figure".into(), &figure.into());
+        let _ = js_sys::Reflect::set(&message, &"height".into(), &height.into());
+        if let Ok(Some(parent)) = window().parent() {
+            let _ = parent.post_message(&message, "*");
+        }
+    });
+    if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+        observer.observe(&body);
+    }
+    callback.forget();
+}
+
+/// The list of notices about values from the URL, each dismissible.
+#[component]
+fn Notices(notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+    view! {
+        <Show when=move || notices.with(|n| !n.is_empty())>
+            <div class="notices" role="status" aria-live="polite" data-notices="">
+                <p class="notices-head">"Some values in the link were changed:"</p>
+                <ul>
+                    {move || {
+                        notices
+                            .get()
+                            .into_iter()
+                            .enumerate()
+                            .map(|(i, n)| {
+                                view! {
+                                    <li class="notice" data-notice-key=n.key.clone()>
+                                        <code>{n.key.clone()}</code>
+                                        ": "
+                                        {n.message.clone()}
+                                        <button
+                                            type="button"
+                                            class="button-quiet"
+                                            aria-label=format!("Dismiss the notice about {}", n.key)
+                                            on:click=move |_| notices.update(|v| { if i < v.len() { v.remove(i); } })
+                                        >
+                                            "Dismiss"
+                                        </button>
+                                    </li>
+                                }
+                            })
+                            .collect_view()
+                    }}
+                </ul>
+            </div>
+        </Show>
+    }
+}
+
+/// The light/dark switch: the choice is remembered in localStorage.
+#[component]
+fn ThemeSwitch(theme: RwSignal<Theme>) -> impl IntoView {
+    view! {
+        <button
+            type="button"
+            class="theme-switch"
+            data-action="theme"
+            aria-pressed=move || (theme.get() == Theme::Dark).to_string()
+            on:click=move |_| {
+                let next = if theme.get_untracked() == Theme::Dark { Theme::Light } else { Theme::Dark };
+                theme.set(next);
+                if let Ok(Some(storage)) = window().local_storage() {
+                    let _ = storage.set_item(THEME_STORAGE_KEY, if next == Theme::Dark { "dark" } else { "light" });
+                }
+            }
+        >
+            "Dark mode"
+        </button>
+    }
+}
+
+/// The whole application: the page, or one figure in an embed.
+#[component]
+pub fn App() -> impl IntoView {
+    let search = window().location().search().unwrap_or_default();
+    let (params, view, notices) = Params::from_query(&search);
+    let state = UrlState::new(params, &view);
+    provide_context(state);
+    let notices = RwSignal::new(notices);
+
+    let theme = RwSignal::new(view.theme.or_else(stored_theme).unwrap_or(if system_prefers_dark() {
+        Theme::Dark
+    } else {
+        Theme::Light
+    }));
+    provide_context(theme);
+    Effect::new(move |_| apply_theme(theme.get()));
+    if view.theme.is_none() {
+        if let Ok(Some(query)) = window().match_media("(prefers-color-scheme: dark)") {
+            let on_change = Closure::<dyn FnMut(web_sys::MediaQueryListEvent)>::new(move |ev: web_sys::MediaQueryListEvent| {
+                if stored_theme().is_none() {
+                    theme.set(if ev.matches() { Theme::Dark } else { Theme::Light });
+                }
+            });
+            let _ = query.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+            on_change.forget();
+        }
+    }
+    sync_url(state);
+
+    match view.embed {
+        Some(figure) => {
+            post_height_to_parent(figure);
+            if let Some(root) = document().document_element() {
+                let _ = root.class_list().add_1("is-embed");
+            }
+            let show_controls = !view.hide_controls;
+            view! {
+                <main class="embed" data-embed=figure>
+                    <Notices notices=notices />
+                    {backprop::figure(figure, show_controls)}
+                    <p class="embed-credit">
+                        <a href=page_base_url() target="_blank" rel="noopener">"handwave"</a>
+                        " — the math underneath the transformer, computed live."
+                    </p>
+                </main>
+            }
+            .into_any()
+        }
+        None => view! {
+            <a class="skip-link" href="#backprop">"Skip to the first pass"</a>
+            <header class="site-header">
+                <div class="site-title">
+                    <h1>"handwave"</h1>
+                    <p class="tagline">"The math underneath the transformer, computed live in your browser."</p>
+                </div>
+                <ThemeSwitch theme=theme />
+            </header>
+            <Notices notices=notices />
+            <main class="page">
+                <section class="intro" aria-label="Introduction">
+                    <p>
+                        "The usual stories about attention — heads specialise, the mask hides the future — are true but not the whole truth. "
+                        "Each pass below takes one piece of the math, states it exactly, and lets you move it. "
+                        "Every number and every pixel of every figure is computed as you watch, by the same Rust code that the tests check against independent derivations."
+                    </p>
+                </section>
+                <backprop::BackpropSection />
+            </main>
+            <footer class="site-footer">
+                <p>"Every figure can be linked in its current state, embedded alone, and exported as PNG or CSV."</p>
+            </footer>
+        }
+        .into_any(),
+    }
+}

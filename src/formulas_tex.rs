@@ -1,0 +1,35 @@
+// The TeX of every formula on the page: (constant name, display mode, TeX source).
+// build.rs renders each one with KaTeX at build time (HTML + MathML, `trust` off), so the
+// page ships typeset markup and never typesets text that came from a URL.
+pub const FORMULAS: &[(&str, bool, &str)] = &[
+    (
+        "CHAIN_RULE",
+        true,
+        r"\frac{\partial L}{\partial W_Q} = \frac{\partial L}{\partial p}\,\underbrace{\frac{\partial p}{\partial s}}_{J}\,\frac{\partial s}{\partial q}\,\frac{\partial q}{\partial W_Q}",
+    ),
+    (
+        "SCORES",
+        true,
+        r"z_j = q\cdot k_j,\qquad s_j = \alpha\,\frac{z_j}{\sqrt{d_k}},\qquad p_i = \frac{e^{s_i}}{\sum_{j} e^{s_j}}",
+    ),
+    (
+        "JACOBIAN",
+        true,
+        r"J_{ij} = \frac{\partial p_i}{\partial s_j} = p_i\,(\delta_{ij} - p_j),\qquad J = \operatorname{diag}(p) - p\,p^{\top}",
+    ),
+    (
+        "JACOBIAN_FROBENIUS",
+        true,
+        r"\lVert J\rVert_F^2 = \sum_i p_i^2 \;-\; 2\sum_i p_i^3 \;+\; \Big(\sum_i p_i^2\Big)^2",
+    ),
+    (
+        "DOT_VARIANCE",
+        true,
+        r"\operatorname{Var}(q\cdot k) = \sum_{m=1}^{d_k}\operatorname{Var}(q_m k_m) = d_k \quad\Longrightarrow\quad \operatorname{Var}\!\Big(\frac{q\cdot k}{\sqrt{d_k}}\Big) = 1",
+    ),
+    (
+        "SATURATION",
+        true,
+        r"p_i \to 1 \;\Longrightarrow\; p_i(1-p_i) \to 0,\;\; p_i p_j \to 0 \;\Longrightarrow\; J \to 0",
+    ),
+];

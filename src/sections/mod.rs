@@ -1,0 +1,3 @@
+//! One module per pass: each composes widgets with the math core.
+
+pub mod backprop;

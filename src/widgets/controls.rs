@@ -1,0 +1,275 @@
+//! Controls: slider (linear, log or powers of two), toggle, select and a whole-number field.
+//!
+//! Each is a native form element with a visible label, so keyboard, touch and screen
+//! readers work as the platform intends; `data-control="<url key>"` names it for tests.
+//! A control never holds state: it shows a signal and reports changes through a callback.
+
+use leptos::prelude::*;
+
+use super::format::format_number;
+use crate::state::round_significant;
+
+/// How a slider's position maps to its value.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Scale {
+    /// value = position, in steps of `step`.
+    Linear { min: f64, max: f64, step: f64 },
+    /// value = 10^(position/per_decade), rounded to `digits` significant digits and
+    /// clamped to min…max. The grid is anchored at 1, so round values (1, 10) are on it.
+    Log { min: f64, max: f64, per_decade: u32, digits: i32 },
+    /// value = 2^position.
+    Pow2 { min_exp: u32, max_exp: u32 },
+}
+
+impl Scale {
+    /// The range input's (min, max, step) in position space.
+    pub fn input_range(&self) -> (f64, f64, f64) {
+        match *self {
+            Scale::Linear { min, max, step } => (min, max, step),
+            Scale::Log { min, max, per_decade, .. } => {
+                let pd = per_decade as f64;
+                ((min.log10() * pd).floor(), (max.log10() * pd).ceil(), 1.0)
+            }
+            Scale::Pow2 { min_exp, max_exp } => (min_exp as f64, max_exp as f64, 1.0),
+        }
+    }
+
+    /// The value at slider position `pos` (clamped to the range).
+    pub fn from_position(&self, pos: f64) -> f64 {
+        let (lo, hi, _) = self.input_range();
+        let pos = if pos.is_finite() { pos.clamp(lo, hi) } else { lo };
+        match *self {
+            Scale::Linear { .. } => pos,
+            Scale::Log { min, max, per_decade, digits } => {
+                let v = 10f64.powf(pos / per_decade as f64);
+                round_significant(v, digits).clamp(min, max)
+            }
+            Scale::Pow2 { .. } => 2f64.powi(pos.round() as i32),
+        }
+    }
+
+    /// The slider position of `value` (nearest in log space for log scales).
+    pub fn to_position(&self, value: f64) -> f64 {
+        let (lo, hi, _) = self.input_range();
+        let pos = match *self {
+            Scale::Linear { .. } => value,
+            Scale::Log { min, max, per_decade, .. } => {
+                if value <= min {
+                    lo
+                } else if value >= max {
+                    hi
+                } else {
+                    (value.log10() * per_decade as f64).round()
+                }
+            }
+            Scale::Pow2 { .. } => value.log2().round(),
+        };
+        if pos.is_finite() {
+            pos.clamp(lo, hi)
+        } else {
+            lo
+        }
+    }
+}
+
+fn plain(x: f64) -> String {
+    format_number(x, 3)
+}
+
+/// A labelled range slider showing its value and unit.
+#[component]
+pub fn Slider(
+    /// URL key this control sets (`data-control`).
+    key: &'static str,
+    label: &'static str,
+    #[prop(into)] value: Signal<f64>,
+    on_change: Callback<f64>,
+    scale: Scale,
+    #[prop(default = "")] unit: &'static str,
+    #[prop(default = plain)] format: fn(f64) -> String,
+    /// Distinguishes two instances of the same control on one page.
+    #[prop(default = "")]
+    instance: &'static str,
+) -> impl IntoView {
+    let id = format!("ctl-{key}{instance}");
+    let (lo, hi, step) = scale.input_range();
+    let text = move || {
+        let v = format(value.get());
+        if unit.is_empty() {
+            v
+        } else {
+            format!("{v} {unit}")
+        }
+    };
+    view! {
+        <div class="control control-slider">
+            <label for=id.clone()>{label}</label>
+            <input
+                type="range"
+                id=id.clone()
+                data-control=key
+                min=lo
+                max=hi
+                step=step
+                prop:value=move || scale.to_position(value.get()).to_string()
+                aria-valuetext=text
+                on:input=move |ev| {
+                    if let Ok(pos) = event_target_value(&ev).parse::<f64>() {
+                        on_change.run(scale.from_position(pos));
+                    }
+                }
+            />
+            <output for=id class="control-value" aria-hidden="true">{text}</output>
+        </div>
+    }
+}
+
+/// A labelled on/off switch.
+#[component]
+pub fn Toggle(
+    key: &'static str,
+    label: &'static str,
+    #[prop(into)] value: Signal<bool>,
+    on_change: Callback<bool>,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
+    let id = format!("ctl-{key}{instance}");
+    view! {
+        <div class="control control-toggle">
+            <input
+                type="checkbox"
+                role="switch"
+                id=id.clone()
+                data-control=key
+                prop:checked=move || value.get()
+                aria-checked=move || value.get().to_string()
+                on:change=move |ev| on_change.run(event_target_checked(&ev))
+            />
+            <label for=id>{label}</label>
+        </div>
+    }
+}
+
+/// A labelled drop-down of fixed options (value, visible text).
+#[component]
+pub fn Select(
+    key: &'static str,
+    label: &'static str,
+    options: &'static [(&'static str, &'static str)],
+    #[prop(into)] value: Signal<&'static str>,
+    on_change: Callback<&'static str>,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
+    let id = format!("ctl-{key}{instance}");
+    view! {
+        <div class="control control-select">
+            <label for=id.clone()>{label}</label>
+            <select
+                id=id
+                data-control=key
+                prop:value=move || value.get()
+                on:change=move |ev| {
+                    let chosen = event_target_value(&ev);
+                    if let Some((v, _)) = options.iter().find(|(v, _)| *v == chosen) {
+                        on_change.run(v);
+                    }
+                }
+            >
+                {options
+                    .iter()
+                    .map(|(v, text)| view! { <option value=*v selected=move || value.get() == *v>{*text}</option> })
+                    .collect_view()}
+            </select>
+        </div>
+    }
+}
+
+/// A whole-number field with a button that draws a new random value (for seeds).
+#[component]
+pub fn SeedField(
+    key: &'static str,
+    label: &'static str,
+    #[prop(into)] value: Signal<i64>,
+    on_change: Callback<i64>,
+    max: i64,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
+    let id = format!("ctl-{key}{instance}");
+    view! {
+        <div class="control control-seed">
+            <label for=id.clone()>{label}</label>
+            <input
+                type="number"
+                inputmode="numeric"
+                id=id
+                data-control=key
+                min="0"
+                max=max
+                step="1"
+                prop:value=move || value.get().to_string()
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
+                        if v.is_finite() {
+                            on_change.run((v.round() as i64).clamp(0, max));
+                        }
+                    }
+                }
+            />
+            <button
+                type="button"
+                class="button-quiet"
+                data-action="new-seed"
+                aria-label=format!("{label}: draw a new one")
+                on:click=move |_| {
+                    let drawn = (js_sys::Math::random() * (max as f64 + 1.0)).floor() as i64;
+                    on_change.run(drawn.clamp(0, max));
+                }
+            >
+                "New"
+            </button>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pow2_scale_round_trips_every_position() {
+        let s = Scale::Pow2 { min_exp: 0, max_exp: 10 };
+        for e in 0..=10 {
+            let v = s.from_position(e as f64);
+            assert_eq!(v, (1u32 << e) as f64);
+            assert_eq!(s.to_position(v), e as f64);
+        }
+    }
+
+    #[test]
+    fn log_scale_hits_its_ends_and_one() {
+        let s = Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 };
+        let (lo, hi, _) = s.input_range();
+        assert_eq!(s.from_position(lo), 0.05);
+        assert_eq!(s.from_position(hi), 50.0);
+        assert_eq!(s.from_position(s.to_position(1.0)), 1.0);
+        assert_eq!(s.from_position(s.to_position(10.0)), 10.0);
+    }
+
+    #[test]
+    fn log_scale_positions_are_stable_under_round_trip() {
+        let s = Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 };
+        let (lo, hi, _) = s.input_range();
+        for pos in (lo as i64)..=(hi as i64) {
+            let v = s.from_position(pos as f64);
+            assert_eq!(s.to_position(v), pos as f64, "pos {pos} → {v}");
+        }
+    }
+
+    #[test]
+    fn positions_are_clamped_and_nan_safe() {
+        let s = Scale::Linear { min: 2.0, max: 64.0, step: 1.0 };
+        assert_eq!(s.from_position(500.0), 64.0);
+        assert_eq!(s.from_position(f64::NAN), 2.0);
+        assert_eq!(s.to_position(f64::INFINITY), 2.0);
+    }
+}

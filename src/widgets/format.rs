@@ -1,0 +1,90 @@
+//! Number formatting for readouts, captions and axes (pure).
+
+/// A number with `sig` significant digits, switching to scientific notation (using
+/// "×10^") outside 10⁻³…10⁵. Non-finite values are named, never printed as "NaN".
+pub fn format_number(x: f64, sig: usize) -> String {
+    if x.is_nan() {
+        return "undefined".into();
+    }
+    if x.is_infinite() {
+        return if x > 0.0 { "overflow (∞)".into() } else { "overflow (−∞)".into() };
+    }
+    if x == 0.0 {
+        return "0".into();
+    }
+    let a = x.abs();
+    let sig = sig.max(1);
+    let text = if (1e-3..1e5).contains(&a) {
+        let decimals = (sig as i32 - 1 - a.log10().floor() as i32).max(0) as usize;
+        format!("{x:.decimals$}")
+    } else {
+        let s = format!("{x:.prec$e}", prec = sig - 1);
+        match s.split_once('e') {
+            Some((mantissa, exp)) => format!("{mantissa}×10^{exp}"),
+            None => s,
+        }
+    };
+    text.replace('-', "−")
+}
+
+/// Superscript digits for an exponent, e.g. 10⁻⁵.
+pub fn superscript(exp: i32) -> String {
+    exp.to_string()
+        .chars()
+        .map(|c| match c {
+            '-' => '⁻',
+            '0' => '⁰',
+            '1' => '¹',
+            '2' => '²',
+            '3' => '³',
+            '4' => '⁴',
+            '5' => '⁵',
+            '6' => '⁶',
+            '7' => '⁷',
+            '8' => '⁸',
+            '9' => '⁹',
+            other => other,
+        })
+        .collect()
+}
+
+/// An axis tick label: plain for 10⁻²…10⁴, "10ᵏ" for exact powers of ten, else scientific.
+pub fn tick_label(x: f64) -> String {
+    if x == 0.0 {
+        return "0".into();
+    }
+    let a = x.abs();
+    let exp = a.log10().round() as i32;
+    if (a / 10f64.powi(exp) - 1.0).abs() < 1e-9 && !(-2..=4).contains(&exp) {
+        return format!("{}10{}", if x < 0.0 { "−" } else { "" }, superscript(exp));
+    }
+    if (1e-2..1e5).contains(&a) {
+        let s = format!("{:.3}", x);
+        let s = s.trim_end_matches('0').trim_end_matches('.').to_string();
+        return s.replace('-', "−");
+    }
+    format_number(x, 2)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn formats_by_hand() {
+        assert_eq!(format_number(0.123456, 3), "0.123");
+        assert_eq!(format_number(12.3456, 3), "12.3");
+        assert_eq!(format_number(-0.5, 2), "−0.50");
+        assert_eq!(format_number(1.1e-5, 2), "1.1×10^-5".replace('-', "−"));
+        assert_eq!(format_number(f64::NAN, 3), "undefined");
+        assert_eq!(format_number(f64::INFINITY, 3), "overflow (∞)");
+    }
+
+    #[test]
+    fn tick_labels_by_hand() {
+        assert_eq!(tick_label(1000.0), "1000");
+        assert_eq!(tick_label(1e-5), "10⁻⁵");
+        assert_eq!(tick_label(0.25), "0.25");
+        assert_eq!(tick_label(1e6), "10⁶");
+    }
+}

@@ -1,0 +1,238 @@
+//! Heatmap: a matrix drawn as an RGBA buffer put into an ImageData on an offscreen canvas
+//! of the matrix's size, then scaled up with smoothing off (one canvas call per frame,
+//! never one per cell). The backing store follows the device pixel ratio, so it stays
+//! crisp. Hover or keyboard focus of a cell reads it out; arrow keys move between cells.
+
+use leptos::html::{Canvas, Div};
+use leptos::prelude::*;
+use wasm_bindgen::{Clamped, JsCast};
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
+
+use super::colormap::{rgba_buffer, ColorScale};
+use super::format::tick_label;
+use super::hooks::{css_color, fit_canvas, mark_drawn, use_element_width};
+use crate::app::use_theme;
+
+/// A row-major matrix for drawing.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Grid {
+    pub rows: usize,
+    pub cols: usize,
+    pub values: Vec<f64>,
+}
+
+impl Grid {
+    /// The value at (row, col), if inside.
+    pub fn get(&self, row: usize, col: usize) -> Option<f64> {
+        (row < self.rows && col < self.cols).then(|| self.values.get(row * self.cols + col).copied()).flatten()
+    }
+
+    /// From a nalgebra matrix.
+    pub fn from_matrix(m: &nalgebra::DMatrix<f64>) -> Self {
+        let (rows, cols) = m.shape();
+        let values = (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| m[(i, j)]).collect();
+        Grid { rows, cols, values }
+    }
+}
+
+/// Moves a focused cell by a key press; returns the new cell, or None for other keys.
+pub fn move_focus(key: &str, cell: Option<(usize, usize)>, rows: usize, cols: usize) -> Option<(usize, usize)> {
+    if rows == 0 || cols == 0 {
+        return None;
+    }
+    let (r, c) = cell.map(|(r, c)| (r.min(rows - 1), c.min(cols - 1))).unwrap_or((0, 0));
+    let moved = match key {
+        "ArrowUp" => (r.saturating_sub(1), c),
+        "ArrowDown" => ((r + 1).min(rows - 1), c),
+        "ArrowLeft" => (r, c.saturating_sub(1)),
+        "ArrowRight" => (r, (c + 1).min(cols - 1)),
+        "Home" => (r, 0),
+        "End" => (r, cols - 1),
+        "PageUp" => (0, c),
+        "PageDown" => (rows - 1, c),
+        _ => return None,
+    };
+    Some(moved)
+}
+
+fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
+    canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
+}
+
+fn paint_offscreen(offscreen: &HtmlCanvasElement, grid: &Grid, scale: &ColorScale) -> Option<()> {
+    if grid.rows == 0 || grid.cols == 0 {
+        return None;
+    }
+    offscreen.set_width(grid.cols as u32);
+    offscreen.set_height(grid.rows as u32);
+    let buf = rgba_buffer(&grid.values, scale);
+    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&buf[..]), grid.cols as u32, grid.rows as u32).ok()?;
+    context_2d(offscreen)?.put_image_data(&image, 0.0, 0.0).ok()
+}
+
+fn composite(canvas: &HtmlCanvasElement, offscreen: &HtmlCanvasElement, grid: &Grid, css_w: f64, focus: Option<(usize, usize)>) -> Option<()> {
+    let css_h = css_w * grid.rows as f64 / grid.cols.max(1) as f64;
+    let dpr = fit_canvas(canvas, css_w, css_h);
+    let ctx = context_2d(canvas)?;
+    let (w, h) = (canvas.width() as f64, canvas.height() as f64);
+    ctx.set_image_smoothing_enabled(false);
+    ctx.clear_rect(0.0, 0.0, w, h);
+    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(offscreen, 0.0, 0.0, w, h).ok()?;
+    if let Some((r, c)) = focus {
+        let (cw, ch) = (w / grid.cols as f64, h / grid.rows as f64);
+        let (fr, fg, fb) = css_color(canvas, "--c-fg", (20, 20, 20));
+        let (br, bg, bb) = css_color(canvas, "--c-bg", (255, 255, 255));
+        let line = (2.0 * dpr).max(1.0);
+        ctx.set_line_width(line * 2.0);
+        ctx.set_stroke_style_str(&format!("rgb({br},{bg},{bb})"));
+        ctx.stroke_rect(c as f64 * cw, r as f64 * ch, cw, ch);
+        ctx.set_line_width(line);
+        ctx.set_stroke_style_str(&format!("rgb({fr},{fg},{fb})"));
+        ctx.stroke_rect(c as f64 * cw, r as f64 * ch, cw, ch);
+    }
+    Some(())
+}
+
+/// An interactive heatmap of `grid` on a fixed colour scale.
+#[component]
+pub fn Heatmap(
+    /// Names the canvas (`data-canvas`).
+    name: &'static str,
+    #[prop(into)] grid: Signal<Grid>,
+    scale: ColorScale,
+    /// Text for a cell (row, col): read out on hover and keyboard focus.
+    describe: Callback<(usize, usize), String>,
+    /// Text alternative of the whole picture (updates with the state).
+    #[prop(into)]
+    summary: Signal<String>,
+    /// Largest CSS width of the drawing.
+    #[prop(default = 420.0)]
+    max_width: f64,
+) -> impl IntoView {
+    let wrapper = NodeRef::<Div>::new();
+    let canvas_ref = NodeRef::<Canvas>::new();
+    let width = use_element_width(wrapper, max_width);
+    let (focus, set_focus) = signal(None::<(usize, usize)>);
+    let offscreen = StoredValue::new_local(
+        document().create_element("canvas").ok().and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok()),
+    );
+    let (painted, set_painted) = signal(0u64);
+    let theme = use_theme();
+
+    // The matrix changed: recolour the offscreen image (once per change, not per hover).
+    Effect::new(move |_| {
+        grid.with(|g| offscreen.with_value(|off| off.as_ref().map(|off| paint_offscreen(off, g, &scale))));
+        set_painted.update(|v| *v += 1);
+    });
+    // Size, focus, theme or image changed: scale the image onto the visible canvas.
+    Effect::new(move |_| {
+        painted.track();
+        theme.track();
+        let css_w = width.get().min(max_width).max(40.0);
+        let cell = focus.get();
+        let Some(canvas) = canvas_ref.get() else { return };
+        grid.with_untracked(|g| {
+            offscreen.with_value(|off| off.as_ref().map(|off| composite(&canvas, off, g, css_w, cell)))
+        });
+        mark_drawn(&canvas);
+    });
+
+    let cell_at = move |x: f64, y: f64| -> Option<(usize, usize)> {
+        let canvas = canvas_ref.get_untracked()?;
+        let rect = canvas.get_bounding_client_rect();
+        grid.with_untracked(|g| {
+            if rect.width() <= 0.0 || rect.height() <= 0.0 || g.rows == 0 {
+                return None;
+            }
+            let col = ((x - rect.left()) / rect.width() * g.cols as f64).floor();
+            let row = ((y - rect.top()) / rect.height() * g.rows as f64).floor();
+            (col >= 0.0 && row >= 0.0 && (col as usize) < g.cols && (row as usize) < g.rows)
+                .then_some((row as usize, col as usize))
+        })
+    };
+    let readout = move || match focus.get() {
+        Some((r, c)) if grid.with(|g| r < g.rows && c < g.cols) => describe.run((r, c)),
+        _ => "Hover a cell, or focus the heatmap and use the arrow keys.".to_string(),
+    };
+
+    view! {
+        <div class="heatmap" node_ref=wrapper>
+            <canvas
+                node_ref=canvas_ref
+                data-canvas=name
+                tabindex="0"
+                role="img"
+                aria-label=move || summary.get()
+                aria-describedby=format!("{name}-cell")
+                on:mousemove=move |ev| set_focus.set(cell_at(ev.client_x() as f64, ev.client_y() as f64))
+                on:mouseleave=move |_| set_focus.set(None)
+                on:focus=move |_| {
+                    if focus.get_untracked().is_none() {
+                        set_focus.set(Some((0, 0)));
+                    }
+                }
+                on:blur=move |_| set_focus.set(None)
+                on:keydown=move |ev| {
+                    let (rows, cols) = grid.with_untracked(|g| (g.rows, g.cols));
+                    if let Some(cell) = move_focus(&ev.key(), focus.get_untracked(), rows, cols) {
+                        ev.prevent_default();
+                        set_focus.set(Some(cell));
+                    }
+                }
+            ></canvas>
+            <p class="cell-readout" id=format!("{name}-cell") aria-live="polite" data-cell-readout=name>
+                {readout}
+            </p>
+        </div>
+    }
+}
+
+/// A horizontal colour bar for `scale` with its end and middle values.
+#[component]
+pub fn ColorBar(scale: ColorScale, label: &'static str) -> impl IntoView {
+    let canvas_ref = NodeRef::<Canvas>::new();
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else { return };
+        let steps = 256usize;
+        let values: Vec<f64> = (0..steps).map(|i| scale.min + (scale.max - scale.min) * i as f64 / (steps - 1) as f64).collect();
+        let grid = Grid { rows: 1, cols: steps, values };
+        paint_offscreen(&canvas, &grid, &scale);
+    });
+    let mid = (scale.min + scale.max) / 2.0;
+    view! {
+        <div class="colorbar" role="img" aria-label=format!("{label}: colour scale from {} to {}", tick_label(scale.min), tick_label(scale.max))>
+            <canvas node_ref=canvas_ref class="colorbar-strip" aria-hidden="true"></canvas>
+            <div class="colorbar-ticks" aria-hidden="true">
+                <span>{tick_label(scale.min)}</span>
+                <span>{tick_label(mid)}</span>
+                <span>{tick_label(scale.max)}</span>
+            </div>
+            <div class="colorbar-label">{label}</div>
+        </div>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn arrow_keys_move_and_stop_at_the_edges() {
+        assert_eq!(move_focus("ArrowRight", Some((0, 0)), 3, 3), Some((0, 1)));
+        assert_eq!(move_focus("ArrowLeft", Some((0, 0)), 3, 3), Some((0, 0)));
+        assert_eq!(move_focus("ArrowDown", Some((2, 1)), 3, 3), Some((2, 1)));
+        assert_eq!(move_focus("End", Some((1, 0)), 3, 4), Some((1, 3)));
+        assert_eq!(move_focus("a", Some((1, 0)), 3, 4), None);
+        assert_eq!(move_focus("ArrowUp", None, 3, 4), Some((0, 0)));
+        assert_eq!(move_focus("ArrowUp", Some((1, 1)), 0, 0), None);
+    }
+
+    #[test]
+    fn grid_from_matrix_is_row_major() {
+        let m = nalgebra::DMatrix::from_row_slice(2, 3, &[1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        let g = Grid::from_matrix(&m);
+        assert_eq!(g.values, vec![1.0, 2.0, 3.0, 4.0, 5.0, 6.0]);
+        assert_eq!(g.get(1, 0), Some(4.0));
+        assert_eq!(g.get(2, 0), None);
+    }
+}

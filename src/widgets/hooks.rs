@@ -1,0 +1,101 @@
+//! Browser plumbing behind small hooks: element size, device pixel ratio, theme colours,
+//! and the draw marks the benchmarks and end-to-end tests read.
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{HtmlCanvasElement, HtmlElement};
+
+/// The CSS-pixel width of an element, kept current by a ResizeObserver.
+/// Starts at `initial` until the element is measured.
+pub fn use_element_width<E>(node: NodeRef<E>, initial: f64) -> ReadSignal<f64>
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    let (width, set_width) = signal(initial);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let Ok(el) = el.dyn_into::<web_sys::Element>() else { return };
+        let measured = el.get_bounding_client_rect().width();
+        if measured > 0.0 {
+            set_width.set(measured);
+        }
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
+                let w = entry.content_rect().width();
+                if w > 0.0 && (w - width.get_untracked()).abs() >= 0.5 {
+                    set_width.set(w);
+                }
+            }
+        });
+        if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            observer.observe(&el);
+        }
+        // The observer lives as long as the page; its callback must too.
+        callback.forget();
+    });
+    width
+}
+
+/// The device pixel ratio, at least 1.
+pub fn device_pixel_ratio() -> f64 {
+    window().device_pixel_ratio().max(1.0)
+}
+
+/// Sizes a canvas's backing store to its CSS size times the device pixel ratio,
+/// so drawing stays crisp. Returns the ratio used.
+pub fn fit_canvas(canvas: &HtmlCanvasElement, css_width: f64, css_height: f64) -> f64 {
+    let dpr = device_pixel_ratio();
+    let (w, h) = ((css_width * dpr).round().max(1.0) as u32, (css_height * dpr).round().max(1.0) as u32);
+    if canvas.width() != w {
+        canvas.set_width(w);
+    }
+    if canvas.height() != h {
+        canvas.set_height(h);
+    }
+    let style = web_sys::HtmlElement::style(canvas);
+    let _ = style.set_property("width", &format!("{css_width}px"));
+    let _ = style.set_property("height", &format!("{css_height}px"));
+    dpr
+}
+
+/// Reads a CSS custom property (e.g. `--c-fg`) as an RGB triple; `fallback` if absent.
+pub fn css_color(element: &web_sys::Element, name: &str, fallback: (u8, u8, u8)) -> (u8, u8, u8) {
+    let Ok(Some(style)) = window().get_computed_style(element) else { return fallback };
+    let Ok(value) = style.get_property_value(name) else { return fallback };
+    parse_hex_color(value.trim()).unwrap_or(fallback)
+}
+
+/// Parses `#rgb` or `#rrggbb`.
+pub fn parse_hex_color(text: &str) -> Option<(u8, u8, u8)> {
+    let hex = text.strip_prefix('#')?;
+    let digits: Vec<u8> = hex.chars().map(|c| c.to_digit(16).map(|d| d as u8)).collect::<Option<_>>()?;
+    match digits.len() {
+        3 => Some((digits[0] * 17, digits[1] * 17, digits[2] * 17)),
+        6 => Some((digits[0] * 16 + digits[1], digits[2] * 16 + digits[3], digits[4] * 16 + digits[5])),
+        _ => None,
+    }
+}
+
+/// Records that a canvas finished drawing: bumps its `data-draws` counter and stores the
+/// time in `data-drawn-at` (ms since navigation). Benchmarks and tests read these.
+pub fn mark_drawn(canvas: &HtmlElement) {
+    let count = canvas.get_attribute("data-draws").and_then(|c| c.parse::<u64>().ok()).unwrap_or(0) + 1;
+    let _ = canvas.set_attribute("data-draws", &count.to_string());
+    if let Some(perf) = window().performance() {
+        let _ = canvas.set_attribute("data-drawn-at", &format!("{:.3}", perf.now()));
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_colours_parse() {
+        assert_eq!(parse_hex_color("#ff8000"), Some((255, 128, 0)));
+        assert_eq!(parse_hex_color("#fff"), Some((255, 255, 255)));
+        assert_eq!(parse_hex_color("red"), None);
+    }
+}

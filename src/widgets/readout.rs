@@ -1,0 +1,34 @@
+//! A labelled number: the value as text, its unit, and the full-precision value in
+//! `data-value` for tests and screen readers' neighbours.
+
+use leptos::prelude::*;
+
+/// A readout with `data-readout="<name>"`.
+#[component]
+pub fn Readout(
+    /// Public name (`data-readout`).
+    name: &'static str,
+    /// Visible label.
+    label: &'static str,
+    /// The value; NaN or infinity are shown in words by `format`.
+    #[prop(into)]
+    value: Signal<f64>,
+    /// Unit after the value ("" for none).
+    #[prop(default = "")]
+    unit: &'static str,
+    /// Formats the value for display.
+    #[prop(default = default_format)]
+    format: fn(f64) -> String,
+) -> impl IntoView {
+    view! {
+        <div class="readout" data-readout=name data-value=move || value.get().to_string()>
+            <span class="readout-label">{label}</span>
+            <span class="readout-value">{move || format(value.get())}</span>
+            {(!unit.is_empty()).then(|| view! { <span class="readout-unit">{unit}</span> })}
+        </div>
+    }
+}
+
+fn default_format(x: f64) -> String {
+    super::format::format_number(x, 4)
+}

@@ -1,0 +1,159 @@
+// The site as a whole: loads clean under a sub-path with no network beyond its own host,
+// URL state round-trips, bad URLs give notices and still draw, the embed view, sharing,
+// export, theme. Runs against dist/ (make dist) in Debian's Chromium.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, settle, readouts, draws } from './harness.mjs';
+
+let env;
+before(async () => { env = await launch(); });
+after(async () => { await env?.close(); });
+
+test('the page loads under a sub-path with no error, every figure drawn, formulas typeset', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  const figures = await p.page.$$eval('[data-figure]', (els) => els.map((e) => e.dataset.figure));
+  assert.deepEqual(figures, ['jacobian', 'jacobian-vs-dk']);
+  for (const c of await p.page.$$('[data-figure] canvas[data-canvas]')) {
+    assert.ok(Number(await c.getAttribute('data-draws')) >= 1, 'every canvas drew');
+  }
+  assert.ok(await p.page.$('#backprop .katex'), 'KaTeX markup present');
+  assert.ok(await p.page.$('#backprop .katex-mathml math'), 'MathML present for screen readers');
+  const fontOk = await p.page.evaluate(async () => { await document.fonts.ready; return [...document.fonts].some((f) => f.family.includes('KaTeX') && f.status === 'loaded'); });
+  assert.ok(fontOk, 'KaTeX fonts load from the sub-path');
+  assert.deepEqual(p.errors, []);
+  assert.deepEqual(p.external, [], 'no request leaves the site');
+  await p.close();
+});
+
+test('moving a control writes the URL (replacing history) and a reload restores it', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  const historyLength = await p.page.evaluate(() => history.length);
+  await p.page.focus('[data-control="n"]');
+  for (let i = 0; i < 4; i++) await p.page.keyboard.press('ArrowRight');
+  await p.page.fill('[data-control="alpha"]', '200');
+  await p.page.waitForFunction(() => location.search.includes('n=12'), null, { timeout: 3000 });
+  await p.page.waitForFunction(() => location.search.includes('alpha='), null, { timeout: 3000 });
+  assert.equal(await p.page.evaluate(() => history.length), historyLength, 'no history entry per tick');
+  const before = await readouts(p.page);
+  const url = p.page.url();
+  assert.match(url, /\/course\/handwave\/\?/);
+  await p.page.reload();
+  await p.page.waitForSelector('[data-figure] canvas[data-draws]');
+  await settle(p.page);
+  assert.deepEqual(await readouts(p.page), before);
+  assert.equal(await p.page.inputValue('[data-control="n"]'), '12');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('a URL restores exactly its state, and defaults stay out of it', async () => {
+  const p = await openPage(env);
+  await p.goto('?n=5&dk=256&div=0&alpha=2.5&seed=77');
+  assert.equal(await p.page.inputValue('[data-control="n"]'), '5');
+  assert.equal(await p.page.inputValue('[data-control="dk"]'), '8');
+  assert.equal(await p.page.isChecked('[data-control="div"]'), false);
+  assert.equal(await p.page.inputValue('[data-control="seed"]'), '77');
+  const n = await p.page.$$eval('[data-readout]', (e) => e.length);
+  assert.ok(n >= 4);
+  // Put everything back to defaults: the query string empties.
+  await p.page.goto(env.site.url + '?n=8');
+  await p.page.waitForSelector('canvas[data-draws]');
+  await p.page.waitForFunction(() => location.search === '', null, { timeout: 3000 }).catch(() => {});
+  await p.close();
+});
+
+test('bad values give visible, dismissible notices and the page still draws finite numbers', async () => {
+  const p = await openPage(env);
+  await p.goto('?n=abc&alpha=1e999&dk=7&seed=-5&z=1,2,x&embedd=1&theme=purple');
+  const keys = await p.page.$$eval('[data-notice-key]', (els) => els.map((e) => e.dataset.noticeKey));
+  for (const k of ['n', 'alpha', 'dk', 'seed', 'z', 'theme']) assert.ok(keys.includes(k), `notice for ${k}: ${keys}`);
+  const values = Object.values(await readouts(p.page)).map(Number);
+  assert.ok(values.every(Number.isFinite), `finite readouts ${values}`);
+  const text = await p.page.textContent('main');
+  assert.doesNotMatch(text, /NaN|Infinity/);
+  for (const c of await p.page.$$('canvas[data-canvas]')) assert.ok(Number(await c.getAttribute('data-draws')) >= 1);
+  await p.page.click('[data-notice-key="n"] button');
+  assert.equal(await p.page.$('[data-notice-key="n"]'), null, 'dismissed');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('script-like text in the URL never becomes markup', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=%3Cimg%20src%3Dx%20onerror%3Dwindow.pwned%3D1%3E&n=%3Cb%3Ex%3C%2Fb%3E');
+  assert.equal(await p.page.evaluate(() => window.pwned), undefined);
+  assert.equal(await p.page.$('.notices img, .notices b'), null);
+  assert.match(await p.page.textContent('.notices'), /<img/);
+  await p.close();
+});
+
+test('embed view: one figure, its controls, hide=controls, and height messages to the parent', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=jacobian&n=6');
+  assert.deepEqual(await p.page.$$eval('[data-figure]', (els) => els.map((e) => e.dataset.figure)), ['jacobian']);
+  assert.equal(await p.page.$('#backprop'), null);
+  assert.ok(await p.page.$('[data-figure="jacobian"] [data-control="n"]'));
+  await p.goto('?embed=jacobian-vs-dk&hide=controls');
+  assert.equal(await p.page.$('[data-control]'), null, 'controls hidden');
+  // Inside an iframe, the figure posts its height.
+  const src = env.site.url + '?embed=jacobian';
+  await p.page.setContent(`<script>window.msgs=[];addEventListener('message',e=>msgs.push(e.data))</script><iframe src="${src}" style="width:700px;height:300px"></iframe>`);
+  await p.page.waitForFunction(() => window.msgs.some((m) => m && m.type === 'handwave:resize'), null, { timeout: 15000 });
+  const msg = await p.page.evaluate(() => window.msgs.find((m) => m.type === 'handwave:resize'));
+  assert.equal(msg.figure, 'jacobian');
+  assert.ok(msg.height > 300, `height ${msg.height}`);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('copy link and copy embed code give the current state; CSV and PNG export download', async () => {
+  const p = await openPage(env);
+  await p.goto('?n=5&alpha=3');
+  await p.page.click('[data-figure="jacobian"] [data-action="copy-embed"]');
+  const snippet = await p.page.inputValue('[data-figure="jacobian"] [data-share="embed"]');
+  assert.match(snippet, /^<iframe src="http:\/\/127\.0\.0\.1:\d+\/course\/handwave\/\?embed=jacobian&amp;n=5&amp;alpha=3"/);
+  assert.match(snippet, /title="[^"]+"/);
+  assert.match(snippet, /loading="lazy"/);
+  assert.match(snippet, /width="100%"/);
+  await p.page.click('[data-figure="jacobian"] [data-action="copy-link"]');
+  const link = await p.page.inputValue('[data-figure="jacobian"] [data-share="link"]');
+  assert.match(link, /\?n=5&alpha=3#jacobian$/);
+
+  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click('[data-figure="jacobian"] [data-action="csv"]')]);
+  assert.equal(csv.suggestedFilename(), 'handwave-jacobian.csv');
+  const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
+  const lines = text.trim().split('\n');
+  assert.equal(lines[0], 'i,j,p_i,p_j,J_ij');
+  assert.equal(lines.length, 1 + 25);
+  const [png] = await Promise.all([p.page.waitForEvent('download'), p.page.click('[data-figure="jacobian"] [data-action="png"]')]);
+  assert.equal(png.suggestedFilename(), 'handwave-jacobian.png');
+  const bytes = Buffer.concat(await (await png.createReadStream()).toArray());
+  assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
+  assert.ok(bytes.length > 2000);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('dark mode: follows the system, the switch overrides it, canvases redraw in theme colours', async () => {
+  const p = await openPage(env, { colorScheme: 'dark' });
+  await p.goto('');
+  assert.equal(await p.page.getAttribute('html', 'data-theme'), 'dark');
+  const bg = await p.page.evaluate(() => getComputedStyle(document.body).backgroundColor);
+  assert.equal(bg, 'rgb(18, 20, 23)');
+  const before = await draws(p.page, '[data-canvas="probabilities"]');
+  await p.page.click('[data-action="theme"]');
+  await settle(p.page);
+  assert.equal(await p.page.getAttribute('html', 'data-theme'), 'light');
+  assert.ok(await draws(p.page, '[data-canvas="probabilities"]') > before, 'chart redrew for the theme');
+  await p.close();
+});
+
+test('a phone-width viewport has no horizontal scrolling', async () => {
+  const p = await openPage(env, { viewport: { width: 360, height: 780 } });
+  await p.goto('');
+  const overflow = await p.page.evaluate(() => document.documentElement.scrollWidth - document.documentElement.clientWidth);
+  assert.ok(overflow <= 0, `overflow ${overflow}px`);
+  await p.close();
+});

@@ -1,0 +1,66 @@
+// Shared end-to-end harness: dist/ served under a sub-path, Debian's Chromium through
+// playwright-core, and a page object that collects every console error and page error.
+import { chromium } from 'playwright-core';
+import { mkdtempSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { serveDist } from '../../scripts/serve-static.mjs';
+
+export const CHROMIUM_ARGS = [
+  '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+  '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+];
+
+export async function launch({ csp = null } = {}) {
+  const site = await serveDist({ csp });
+  const browser = await chromium.launch({
+    executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
+    args: [...CHROMIUM_ARGS, `--user-data-dir=${mkdtempSync(join(tmpdir(), 'hw-chrome-'))}`],
+    headless: true,
+  });
+  return {
+    site, browser,
+    async close() { await browser.close(); site.server.close(); },
+  };
+}
+
+/** A new page that records errors; `goto(query)` loads the site with that query string. */
+export async function openPage(env, { viewport = { width: 1280, height: 900 }, colorScheme = 'light' } = {}) {
+  const context = await env.browser.newContext({ viewport, colorScheme, acceptDownloads: true });
+  const page = await context.newPage();
+  const errors = [];
+  const external = [];
+  page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
+  page.on('pageerror', (e) => errors.push(`pageerror: ${e.message}`));
+  page.on('request', (r) => { if (!r.url().startsWith(env.site.url) && !r.url().startsWith('data:') && !r.url().startsWith('blob:')) external.push(r.url()); });
+  return {
+    page, context, errors, external,
+    async goto(query = '') {
+      await page.goto(env.site.url + query);
+      await page.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 20000 });
+      await settle(page);
+    },
+    async close() { await context.close(); },
+  };
+}
+
+/** Waits until pending effects have run and two frames have painted. */
+export async function settle(page) {
+  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20)))));
+}
+
+export async function readout(page, name) {
+  return Number(await page.getAttribute(`[data-readout="${name}"]`, 'data-value'));
+}
+
+export async function readouts(page) {
+  return page.$$eval('[data-readout]', (els) => Object.fromEntries(els.map((e) => [e.dataset.readout, e.dataset.value])));
+}
+
+export async function canvasPixels(page, selector) {
+  return page.$eval(selector, (c) => c.toDataURL());
+}
+
+export async function draws(page, selector) {
+  return Number(await page.getAttribute(selector, 'data-draws'));
+}
