@@ -172,8 +172,11 @@ fn post_height_to_parent(figure: &'static str) {
         let _ = js_sys::Reflect::set(&message, &"type".into(), &"handwave:resize".into());
         let _ = js_sys::Reflect::set(&message, &"figure".into(), &figure.into());
         let _ = js_sys::Reflect::set(&message, &"height".into(), &height.into());
+        // Only inside a frame: a top-level window is its own parent.
         if let Ok(Some(parent)) = window().parent() {
-            let _ = parent.post_message(&message, "*");
+            if !js_sys::Object::is(&parent, &window()) {
+                let _ = parent.post_message(&message, "*");
+            }
         }
     });
     if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {

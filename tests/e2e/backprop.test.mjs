@@ -53,6 +53,7 @@ test('each slider moved by pointer changes the figures', async () => {
   await p.goto('');
   let s = await snapshot(p.page);
   for (const key of ['n', 'dk', 'alpha']) {
+    await p.page.locator(`[data-control="${key}"]`).scrollIntoViewIfNeeded();
     const box = await p.page.locator(`[data-control="${key}"]`).boundingBox();
     await p.page.mouse.click(box.x + box.width * 0.9, box.y + box.height / 2);
     s = await expectChange(p.page, s, `${key} (pointer)`);
@@ -135,6 +136,7 @@ test('the heatmap reads out cells on keyboard focus and arrow keys, and on hover
   const text = await p.page.textContent('[data-cell-readout="jacobian"]');
   assert.match(text, /^i = 1, j = 1: /);
   assert.equal(await p.page.getAttribute('[data-cell-readout="jacobian"]', 'aria-live'), 'polite');
+  await p.page.locator(HEATMAP).scrollIntoViewIfNeeded();
   const box = await p.page.locator(HEATMAP).boundingBox();
   await p.page.mouse.move(box.x + box.width * 0.9, box.y + box.height * 0.1);
   await settle(p.page);

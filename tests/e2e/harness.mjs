@@ -1,9 +1,6 @@
 // Shared end-to-end harness: dist/ served under a sub-path, Debian's Chromium through
 // playwright-core, and a page object that collects every console error and page error.
 import { chromium } from 'playwright-core';
-import { mkdtempSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { serveDist } from '../../scripts/serve-static.mjs';
 
 export const CHROMIUM_ARGS = [
@@ -15,7 +12,8 @@ export async function launch({ csp = null } = {}) {
   const site = await serveDist({ csp });
   const browser = await chromium.launch({
     executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium',
-    args: [...CHROMIUM_ARGS, `--user-data-dir=${mkdtempSync(join(tmpdir(), 'hw-chrome-'))}`],
+    // playwright gives every launch a fresh temporary profile of its own.
+    args: CHROMIUM_ARGS,
     headless: true,
   });
   return {

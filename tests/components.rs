@@ -1,0 +1,171 @@
+//! Component tests: widgets mounted into a real DOM in headless Chromium
+//! (`wasm-bindgen-test`; run by `make test` through wasm-bindgen-test-runner).
+#![cfg(target_arch = "wasm32")]
+
+use handwave::math::backprop::sample_raw_scores;
+use handwave::widgets::{ColorMap, ColorScale, Figure, Grid, Heatmap, Readout, Scale, Slider, Toggle};
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use wasm_bindgen_test::*;
+use web_sys::{HtmlElement, HtmlInputElement};
+
+wasm_bindgen_test_configure!(run_in_browser);
+
+/// Lets scheduled effects run and a frame pass.
+async fn tick() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 30);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}
+
+/// A fresh container in the document body.
+fn container() -> HtmlElement {
+    let el = document().create_element("div").unwrap().dyn_into::<HtmlElement>().unwrap();
+    el.style().set_property("width", "600px").unwrap();
+    document().body().unwrap().append_child(&el).unwrap();
+    el
+}
+
+fn query(root: &HtmlElement, selector: &str) -> HtmlElement {
+    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no {selector}")).dyn_into().unwrap()
+}
+
+include!("pinned_scores.in");
+
+#[wasm_bindgen_test]
+fn seeded_scores_are_bit_identical_to_the_native_build() {
+    // tests/determinism.rs checks the same constants natively.
+    assert_eq!(sample_raw_scores(1, 3, 4), PINNED_SCORES.to_vec());
+}
+
+#[wasm_bindgen_test]
+async fn readout_shows_the_value_and_full_precision_data_value() {
+    let root = container();
+    let (value, set_value) = signal(0.1234567891234);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! { <Readout name="test" label="Test" value=value unit="nats" /> }
+    });
+    tick().await;
+    let el = query(&root, "[data-readout=\"test\"]");
+    assert_eq!(el.get_attribute("data-value").unwrap(), "0.1234567891234");
+    assert!(el.text_content().unwrap().contains("0.1235"));
+    assert!(el.text_content().unwrap().contains("nats"));
+    set_value.set(f64::INFINITY);
+    tick().await;
+    assert!(el.text_content().unwrap().contains("overflow"), "infinity is named, not drawn");
+}
+
+#[wasm_bindgen_test]
+async fn slider_reports_values_through_its_scale_and_labels_itself() {
+    let root = container();
+    let (value, set_value) = signal(64.0);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <Slider key="dk" label="Key dimension" value=value on_change=Callback::new(move |v| set_value.set(v))
+                scale=Scale::Pow2 { min_exp: 0, max_exp: 10 } />
+        }
+    });
+    tick().await;
+    let input: HtmlInputElement = query(&root, "input[data-control=\"dk\"]").dyn_into().unwrap();
+    assert_eq!(input.value(), "6");
+    assert_eq!(input.get_attribute("aria-valuetext").unwrap(), "64");
+    let label = query(&root, "label");
+    assert_eq!(label.get_attribute("for").unwrap(), input.id());
+    input.set_value("9");
+    input.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &{
+        let init = web_sys::EventInit::new();
+        init.set_bubbles(true);
+        init
+    }).unwrap()).unwrap();
+    tick().await;
+    assert_eq!(value.get_untracked(), 512.0);
+    assert_eq!(input.get_attribute("aria-valuetext").unwrap(), "512");
+}
+
+#[wasm_bindgen_test]
+async fn toggle_reports_its_state() {
+    let root = container();
+    let (on, set_on) = signal(true);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! { <Toggle key="div" label="Divide" value=on on_change=Callback::new(move |v| set_on.set(v)) /> }
+    });
+    tick().await;
+    let input: HtmlInputElement = query(&root, "input[data-control=\"div\"]").dyn_into().unwrap();
+    assert!(input.checked());
+    input.click();
+    tick().await;
+    assert!(!on.get_untracked());
+}
+
+#[wasm_bindgen_test]
+async fn heatmap_draws_crisply_and_reads_cells_by_keyboard() {
+    let root = container();
+    let grid = Grid { rows: 2, cols: 3, values: vec![-0.25, 0.0, 0.25, 0.1, -0.1, 0.0] };
+    let scale = ColorScale { map: ColorMap::Diverging, min: -0.25, max: 0.25 };
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        let g = grid.clone();
+        let describe = Callback::new(move |(i, j): (usize, usize)| format!("cell {i},{j} = {}", g.get(i, j).unwrap_or(0.0)));
+        let grid = grid.clone();
+        view! {
+            <Heatmap name="t" grid=Signal::derive(move || grid.clone()) scale=scale describe=describe
+                summary=Signal::derive(|| "a test heatmap".to_string()) max_width=300.0 />
+        }
+    });
+    tick().await;
+    tick().await;
+    let canvas: web_sys::HtmlCanvasElement = query(&root, "canvas[data-canvas=\"t\"]").dyn_into().unwrap();
+    assert!(canvas.get_attribute("data-draws").is_some(), "drew");
+    let css_w = canvas.get_bounding_client_rect().width();
+    let dpr = window().device_pixel_ratio();
+    assert!((canvas.width() as f64 - css_w * dpr).abs() <= 1.0, "backing {} css {css_w} dpr {dpr}", canvas.width());
+    assert_eq!(canvas.get_attribute("aria-label").unwrap(), "a test heatmap");
+    // Top-left pixel has the colour of −¼ (dark blue, #053061).
+    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let px = ctx.get_image_data(2.0, 2.0, 1.0, 1.0).unwrap().data();
+    assert_eq!((px[0], px[1], px[2]), (0x05, 0x30, 0x61));
+    canvas.focus().unwrap();
+    tick().await;
+    let key = web_sys::KeyboardEvent::new_with_keyboard_event_init_dict("keydown", &{
+        let init = web_sys::KeyboardEventInit::new();
+        init.set_key("ArrowRight");
+        init.set_bubbles(true);
+        init
+    })
+    .unwrap();
+    canvas.dispatch_event(&key).unwrap();
+    tick().await;
+    let readout = query(&root, "[data-cell-readout=\"t\"]");
+    assert_eq!(readout.text_content().unwrap(), "cell 0,1 = 0");
+    assert_eq!(readout.get_attribute("aria-live").unwrap(), "polite");
+}
+
+#[wasm_bindgen_test]
+async fn figure_has_its_id_caption_summary_and_actions() {
+    let root = container();
+    let (caption, set_caption) = signal("first caption".to_string());
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <Figure id="test-figure" title="A test" caption=caption summary=Signal::derive(|| "summary".to_string())
+                csv=Callback::new(|_| "a,b\n1,2\n".to_string()) controls=|| view! { <span class="ctl">"controls"</span> }>
+                <p>"body"</p>
+            </Figure>
+        }
+    });
+    tick().await;
+    let fig = query(&root, "[data-figure=\"test-figure\"]");
+    assert_eq!(fig.tag_name().to_lowercase(), "figure");
+    for action in ["png", "csv", "copy-link", "copy-embed"] {
+        query(&fig, &format!("[data-action=\"{action}\"]"));
+    }
+    query(&fig, ".ctl");
+    assert_eq!(query(&fig, "figcaption").text_content().unwrap(), "first caption");
+    set_caption.set("second caption".into());
+    tick().await;
+    assert_eq!(query(&fig, "figcaption").text_content().unwrap(), "second caption", "caption follows the state");
+    assert_eq!(query(&fig, ".figure-body").get_attribute("aria-label").unwrap(), "A test. summary");
+    query(&fig, "[data-action=\"copy-embed\"]").click();
+    tick().await;
+    let share: HtmlInputElement = query(&fig, "[data-share=\"embed\"]").dyn_into().unwrap();
+    assert!(share.value().contains("embed=test-figure"), "{}", share.value());
+}
