@@ -72,8 +72,13 @@ impl Scale {
     }
 }
 
+/// Whole numbers as integers, anything else to three significant digits.
 fn plain(x: f64) -> String {
-    format_number(x, 3)
+    if x.fract() == 0.0 && x.abs() < 1e6 {
+        format!("{}", x as i64)
+    } else {
+        format_number(x, 3)
+    }
 }
 
 /// A labelled range slider showing its value and unit.
