@@ -9,6 +9,7 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::sections::backprop;
 use crate::state::{Notice, Params, Theme, Value, ViewParams};
+use crate::widgets::hooks::Palette;
 
 /// The page's URL state: every control's value, and how the page is laid out.
 #[derive(Clone, Copy)]
@@ -27,14 +28,21 @@ pub struct ViewParamsRef {
 
 impl From<&ViewParams> for ViewParamsRef {
     fn from(v: &ViewParams) -> Self {
-        Self { embed: v.embed, hide_controls: v.hide_controls, theme: v.theme }
+        Self {
+            embed: v.embed,
+            hide_controls: v.hide_controls,
+            theme: v.theme,
+        }
     }
 }
 
 impl UrlState {
     /// A state from parsed parameters.
     pub fn new(params: Params, view: &ViewParams) -> Self {
-        Self { params: RwSignal::new(params), view: view.into() }
+        Self {
+            params: RwSignal::new(params),
+            view: view.into(),
+        }
     }
 
     /// An integer parameter as a memo (recomputes dependants only when it changes).
@@ -75,24 +83,36 @@ impl UrlState {
 
 /// The URL state from context (a default state outside the app, e.g. in component tests).
 pub fn use_url_state() -> UrlState {
-    use_context::<UrlState>().unwrap_or_else(|| UrlState::new(Params::default(), &ViewParams::default()))
+    use_context::<UrlState>()
+        .unwrap_or_else(|| UrlState::new(Params::default(), &ViewParams::default()))
 }
 
-/// The colour scheme in use (light outside the app).
-pub fn use_theme() -> Signal<Theme> {
-    use_context::<RwSignal<Theme>>().map(Signal::from).unwrap_or_else(|| Signal::stored(Theme::Light))
+/// The colours of the scheme in use, as drawing code needs them (read once per change).
+pub fn use_palette() -> Signal<Palette> {
+    use_context::<RwSignal<Palette>>()
+        .map(Signal::from)
+        .unwrap_or_else(|| Signal::stored(Palette::read()))
 }
 
 /// The page's address without query or fragment, e.g. `https://host/course/handwave/`.
 pub fn page_base_url() -> String {
     let loc = window().location();
-    format!("{}{}", loc.origin().unwrap_or_default(), loc.pathname().unwrap_or_default())
+    format!(
+        "{}{}",
+        loc.origin().unwrap_or_default(),
+        loc.pathname().unwrap_or_default()
+    )
 }
 
 const THEME_STORAGE_KEY: &str = "handwave-theme";
 
 fn system_prefers_dark() -> bool {
-    window().match_media("(prefers-color-scheme: dark)").ok().flatten().map(|m| m.matches()).unwrap_or(false)
+    window()
+        .match_media("(prefers-color-scheme: dark)")
+        .ok()
+        .flatten()
+        .map(|m| m.matches())
+        .unwrap_or(false)
 }
 
 fn stored_theme() -> Option<Theme> {
@@ -106,7 +126,14 @@ fn stored_theme() -> Option<Theme> {
 
 fn apply_theme(theme: Theme) {
     if let Some(root) = document().document_element() {
-        let _ = root.set_attribute("data-theme", if theme == Theme::Dark { "dark" } else { "light" });
+        let _ = root.set_attribute(
+            "data-theme",
+            if theme == Theme::Dark {
+                "dark"
+            } else {
+                "light"
+            },
+        );
     }
 }
 
@@ -120,18 +147,34 @@ fn write_url(params: &Params, view: &ViewParamsRef) {
         }
     }
     if let Some(theme) = view.theme {
-        parts.push(format!("theme={}", if theme == Theme::Dark { "dark" } else { "light" }));
+        parts.push(format!(
+            "theme={}",
+            if theme == Theme::Dark {
+                "dark"
+            } else {
+                "light"
+            }
+        ));
     }
     let query = params.to_query(None);
     if !query.is_empty() {
         parts.push(query);
     }
     let loc = window().location();
-    let search = if parts.is_empty() { String::new() } else { format!("?{}", parts.join("&")) };
+    let search = if parts.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", parts.join("&"))
+    };
     if loc.search().unwrap_or_default() == search {
         return;
     }
-    let url = format!("{}{}{}", loc.pathname().unwrap_or_default(), search, loc.hash().unwrap_or_default());
+    let url = format!(
+        "{}{}{}",
+        loc.pathname().unwrap_or_default(),
+        search,
+        loc.hash().unwrap_or_default()
+    );
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
@@ -159,10 +202,14 @@ fn sync_url(state: UrlState) {
 
 /// In an embed, posts the page height to the parent on every size change.
 fn post_height_to_parent(figure: &'static str) {
-    let Some(body) = document().body() else { return };
+    let Some(body) = document().body() else {
+        return;
+    };
     let last = std::cell::Cell::new(-1.0f64);
     let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_entries: js_sys::Array| {
-        let Some(body) = document().body() else { return };
+        let Some(body) = document().body() else {
+            return;
+        };
         let height = body.get_bounding_client_rect().height().ceil();
         if (height - last.get()).abs() < 0.5 {
             return;
@@ -254,21 +301,34 @@ pub fn App() -> impl IntoView {
     provide_context(state);
     let notices = RwSignal::new(notices);
 
-    let theme = RwSignal::new(view.theme.or_else(stored_theme).unwrap_or(if system_prefers_dark() {
-        Theme::Dark
-    } else {
-        Theme::Light
-    }));
-    provide_context(theme);
-    Effect::new(move |_| apply_theme(theme.get()));
+    let theme = RwSignal::new(view.theme.or_else(stored_theme).unwrap_or(
+        if system_prefers_dark() {
+            Theme::Dark
+        } else {
+            Theme::Light
+        },
+    ));
+    let palette = RwSignal::new(Palette::default());
+    provide_context(palette);
+    Effect::new(move |_| {
+        apply_theme(theme.get());
+        palette.set(Palette::read());
+    });
     if view.theme.is_none() {
         if let Ok(Some(query)) = window().match_media("(prefers-color-scheme: dark)") {
-            let on_change = Closure::<dyn FnMut(web_sys::MediaQueryListEvent)>::new(move |ev: web_sys::MediaQueryListEvent| {
-                if stored_theme().is_none() {
-                    theme.set(if ev.matches() { Theme::Dark } else { Theme::Light });
-                }
-            });
-            let _ = query.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+            let on_change = Closure::<dyn FnMut(web_sys::MediaQueryListEvent)>::new(
+                move |ev: web_sys::MediaQueryListEvent| {
+                    if stored_theme().is_none() {
+                        theme.set(if ev.matches() {
+                            Theme::Dark
+                        } else {
+                            Theme::Light
+                        });
+                    }
+                },
+            );
+            let _ = query
+                .add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
             on_change.forget();
         }
     }

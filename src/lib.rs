@@ -8,8 +8,8 @@ pub mod formulas {
     //! KaTeX markup rendered at build time by build.rs from src/formulas_tex.rs.
     include!(concat!(env!("OUT_DIR"), "/formulas.rs"));
 }
-pub mod math;
 pub mod app;
+pub mod math;
 pub mod sections;
 pub mod state;
 pub mod widgets;

@@ -22,7 +22,12 @@ pub enum ParamKind {
     /// One of a fixed list of identifiers.
     Choice(&'static [&'static str]),
     /// Comma-separated finite reals, each clamped to `min..=max`, `min_len..=max_len` of them.
-    FloatList { min_len: usize, max_len: usize, min: f64, max: f64 },
+    FloatList {
+        min_len: usize,
+        max_len: usize,
+        min: f64,
+        max: f64,
+    },
 }
 
 /// A parameter's value.
@@ -63,7 +68,10 @@ pub static PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "dk",
-        kind: ParamKind::Pow2 { min_exp: 0, max_exp: 10 },
+        kind: ParamKind::Pow2 {
+            min_exp: 0,
+            max_exp: 10,
+        },
         default: Value::Int(64),
         meaning: "Pass 1: key dimension d_k (a power of two)",
         figures: PASS1_FIGURES,
@@ -77,21 +85,32 @@ pub static PARAMS: &[ParamSpec] = &[
     },
     ParamSpec {
         key: "alpha",
-        kind: ParamKind::Float { min: 0.05, max: 50.0 },
+        kind: ParamKind::Float {
+            min: 0.05,
+            max: 50.0,
+        },
         default: Value::Float(1.0),
         meaning: "Pass 1: logit scale α",
         figures: PASS1_FIGURES,
     },
     ParamSpec {
         key: "seed",
-        kind: ParamKind::Int { min: 0, max: 999_999 },
+        kind: ParamKind::Int {
+            min: 0,
+            max: 999_999,
+        },
         default: Value::Int(1),
         meaning: "Pass 1: random seed for q and the keys",
         figures: PASS1_FIGURES,
     },
     ParamSpec {
         key: "z",
-        kind: ParamKind::FloatList { min_len: 2, max_len: 64, min: -1000.0, max: 1000.0 },
+        kind: ParamKind::FloatList {
+            min_len: 2,
+            max_len: 64,
+            min: -1000.0,
+            max: 1000.0,
+        },
         default: Value::List(None),
         meaning: "Pass 1: explicit raw scores z (replace the sampled ones; n follows their count)",
         figures: JACOBIAN_ONLY,
@@ -157,7 +176,9 @@ pub struct Params {
 
 impl Default for Params {
     fn default() -> Self {
-        Self { values: PARAMS.iter().map(|p| p.default.clone()).collect() }
+        Self {
+            values: PARAMS.iter().map(|p| p.default.clone()).collect(),
+        }
     }
 }
 
@@ -187,7 +208,11 @@ fn parse_bool(text: &str) -> Option<bool> {
 
 /// Nearest power of two (in log scale) to `x`, exponent clamped to the range.
 fn nearest_pow2(x: f64, min_exp: u32, max_exp: u32) -> i64 {
-    let e = if x <= 0.0 { min_exp as f64 } else { x.log2().round() };
+    let e = if x <= 0.0 {
+        min_exp as f64
+    } else {
+        x.log2().round()
+    };
     1i64 << (e.clamp(min_exp as f64, max_exp as f64) as u32)
 }
 
@@ -211,7 +236,10 @@ pub fn round_significant(x: f64, digits: i32) -> f64 {
 fn parse_value(spec: &ParamSpec, text: &str) -> (Value, Option<String>) {
     let fallback = |why: String| (spec.default.clone(), Some(why));
     if text.chars().count() > MAX_VALUE_CHARS {
-        return fallback(format!("value too long ({} characters); using the default", text.chars().count()));
+        return fallback(format!(
+            "value too long ({} characters); using the default",
+            text.chars().count()
+        ));
     }
     let shown = excerpt(text);
     match spec.kind {
@@ -220,49 +248,93 @@ fn parse_value(spec: &ParamSpec, text: &str) -> (Value, Option<String>) {
                 let whole = x.round();
                 let clamped = whole.clamp(min as f64, max as f64) as i64;
                 if clamped as f64 != x {
-                    (Value::Int(clamped), Some(format!("{shown} is not a whole number in {min}–{max}; using {clamped}")))
+                    (
+                        Value::Int(clamped),
+                        Some(format!(
+                            "{shown} is not a whole number in {min}–{max}; using {clamped}"
+                        )),
+                    )
                 } else {
                     (Value::Int(clamped), None)
                 }
             }
-            _ => fallback(format!("{shown:?} is not a number; using the default {}", display_value(&spec.default))),
+            _ => fallback(format!(
+                "{shown:?} is not a number; using the default {}",
+                display_value(&spec.default)
+            )),
         },
         ParamKind::Float { min, max } => match text.trim().parse::<f64>() {
             Ok(x) if x.is_finite() => {
                 let clamped = x.clamp(min, max);
                 if clamped != x {
-                    (Value::Float(clamped), Some(format!("{shown} is outside {min}–{max}; clamped to {clamped}")))
+                    (
+                        Value::Float(clamped),
+                        Some(format!(
+                            "{shown} is outside {min}–{max}; clamped to {clamped}"
+                        )),
+                    )
                 } else {
                     (Value::Float(x), None)
                 }
             }
-            _ => fallback(format!("{shown:?} is not a finite number; using the default {}", display_value(&spec.default))),
+            _ => fallback(format!(
+                "{shown:?} is not a finite number; using the default {}",
+                display_value(&spec.default)
+            )),
         },
         ParamKind::Pow2 { min_exp, max_exp } => match text.trim().parse::<f64>() {
             Ok(x) if x.is_finite() => {
                 let v = nearest_pow2(x, min_exp, max_exp);
                 if v as f64 != x {
                     let (lo, hi) = (1i64 << min_exp, 1i64 << max_exp);
-                    (Value::Int(v), Some(format!("{shown} is not a power of two in {lo}–{hi}; using {v}")))
+                    (
+                        Value::Int(v),
+                        Some(format!(
+                            "{shown} is not a power of two in {lo}–{hi}; using {v}"
+                        )),
+                    )
                 } else {
                     (Value::Int(v), None)
                 }
             }
-            _ => fallback(format!("{shown:?} is not a number; using the default {}", display_value(&spec.default))),
+            _ => fallback(format!(
+                "{shown:?} is not a number; using the default {}",
+                display_value(&spec.default)
+            )),
         },
         ParamKind::Bool => match parse_bool(text.trim()) {
             Some(b) => (Value::Bool(b), None),
-            None => fallback(format!("{shown:?} is not 1 or 0; using the default {}", display_value(&spec.default))),
+            None => fallback(format!(
+                "{shown:?} is not 1 or 0; using the default {}",
+                display_value(&spec.default)
+            )),
         },
-        ParamKind::Choice(options) => match options.iter().find(|o| o.eq_ignore_ascii_case(text.trim())) {
-            Some(o) => (Value::Choice(o), None),
-            None => fallback(format!("{shown:?} is not one of {}; using the default", options.join(", "))),
-        },
-        ParamKind::FloatList { min_len, max_len, min, max } => parse_list(text, min_len, max_len, min, max, spec),
+        ParamKind::Choice(options) => {
+            match options.iter().find(|o| o.eq_ignore_ascii_case(text.trim())) {
+                Some(o) => (Value::Choice(o), None),
+                None => fallback(format!(
+                    "{shown:?} is not one of {}; using the default",
+                    options.join(", ")
+                )),
+            }
+        }
+        ParamKind::FloatList {
+            min_len,
+            max_len,
+            min,
+            max,
+        } => parse_list(text, min_len, max_len, min, max, spec),
     }
 }
 
-fn parse_list(text: &str, min_len: usize, max_len: usize, min: f64, max: f64, spec: &ParamSpec) -> (Value, Option<String>) {
+fn parse_list(
+    text: &str,
+    min_len: usize,
+    max_len: usize,
+    min: f64,
+    max: f64,
+    spec: &ParamSpec,
+) -> (Value, Option<String>) {
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return (Value::List(None), None);
@@ -274,18 +346,30 @@ fn parse_list(text: &str, min_len: usize, max_len: usize, min: f64, max: f64, sp
             _ => {
                 return (
                     spec.default.clone(),
-                    Some(format!("entry {} ({:?}) is not a finite number; ignoring the list", i + 1, excerpt(part))),
+                    Some(format!(
+                        "entry {} ({:?}) is not a finite number; ignoring the list",
+                        i + 1,
+                        excerpt(part)
+                    )),
                 )
             }
         }
     }
     let mut problems = Vec::new();
     if values.len() > max_len {
-        problems.push(format!("{} values given, kept the first {max_len}", values.len()));
+        problems.push(format!(
+            "{} values given, kept the first {max_len}",
+            values.len()
+        ));
         values.truncate(max_len);
     }
     if values.len() < min_len {
-        return (spec.default.clone(), Some(format!("needs at least {min_len} values; ignoring the list")));
+        return (
+            spec.default.clone(),
+            Some(format!(
+                "needs at least {min_len} values; ignoring the list"
+            )),
+        );
     }
     let clamped = values.iter().filter(|x| **x < min || **x > max).count();
     if clamped > 0 {
@@ -294,7 +378,11 @@ fn parse_list(text: &str, min_len: usize, max_len: usize, min: f64, max: f64, sp
             *x = x.clamp(min, max);
         }
     }
-    let notice = if problems.is_empty() { None } else { Some(problems.join("; ")) };
+    let notice = if problems.is_empty() {
+        None
+    } else {
+        Some(problems.join("; "))
+    };
     (Value::List(Some(values)), notice)
 }
 
@@ -306,14 +394,20 @@ pub fn display_value(value: &Value) -> String {
         Value::Bool(b) => if *b { "1" } else { "0" }.to_string(),
         Value::Choice(c) => (*c).to_string(),
         Value::List(None) => String::new(),
-        Value::List(Some(v)) => v.iter().map(|x| format!("{x}")).collect::<Vec<_>>().join(","),
+        Value::List(Some(v)) => v
+            .iter()
+            .map(|x| format!("{x}"))
+            .collect::<Vec<_>>()
+            .join(","),
     }
 }
 
 /// Percent-encodes URL text, keeping the characters our values use (digits, letters,
 /// `.`, `-`, `,`) readable.
 fn encode_component(text: &str) -> String {
-    form_urlencoded::byte_serialize(text.as_bytes()).collect::<String>().replace("%2C", ",")
+    form_urlencoded::byte_serialize(text.as_bytes())
+        .collect::<String>()
+        .replace("%2C", ",")
 }
 
 impl Params {
@@ -327,8 +421,12 @@ impl Params {
         for (raw_key, raw_value) in form_urlencoded::parse(query.as_bytes()) {
             let key = raw_key.to_string();
             if seen.contains(&key) {
-                if spec_index(&key).is_some() || ["embed", "hide", "theme"].contains(&key.as_str()) {
-                    notices.push(Notice { key: excerpt(&key), message: "given more than once; used the first".into() });
+                if spec_index(&key).is_some() || ["embed", "hide", "theme"].contains(&key.as_str())
+                {
+                    notices.push(Notice {
+                        key: excerpt(&key),
+                        message: "given more than once; used the first".into(),
+                    });
                 }
                 continue;
             }
@@ -338,7 +436,10 @@ impl Params {
                     Some(id) => view.embed = Some(id),
                     None => notices.push(Notice {
                         key: key.clone(),
-                        message: format!("there is no figure {:?}; showing the whole page", excerpt(&raw_value)),
+                        message: format!(
+                            "there is no figure {:?}; showing the whole page",
+                            excerpt(&raw_value)
+                        ),
                     }),
                 },
                 "hide" => {
@@ -347,7 +448,10 @@ impl Params {
                     } else {
                         notices.push(Notice {
                             key: key.clone(),
-                            message: format!("{:?} is not understood (use hide=controls)", excerpt(&raw_value)),
+                            message: format!(
+                                "{:?} is not understood (use hide=controls)",
+                                excerpt(&raw_value)
+                            ),
                         });
                     }
                 }
@@ -356,7 +460,10 @@ impl Params {
                     "light" => view.theme = Some(Theme::Light),
                     other => notices.push(Notice {
                         key: key.clone(),
-                        message: format!("{:?} is not dark or light; following the system", excerpt(other)),
+                        message: format!(
+                            "{:?} is not dark or light; following the system",
+                            excerpt(other)
+                        ),
                     }),
                 },
                 _ => {
@@ -364,7 +471,10 @@ impl Params {
                         let (value, notice) = parse_value(&PARAMS[i], &raw_value);
                         params.values[i] = value;
                         if let Some(message) = notice {
-                            notices.push(Notice { key: key.clone(), message });
+                            notices.push(Notice {
+                                key: key.clone(),
+                                message,
+                            });
                         }
                     }
                 }
@@ -381,7 +491,9 @@ impl Params {
             .zip(&self.values)
             .filter(|(spec, value)| **value != spec.default)
             .filter(|(spec, _)| figure.is_none_or(|f| spec.figures.contains(&f)))
-            .map(|(spec, value)| format!("{}={}", spec.key, encode_component(&display_value(value))))
+            .map(|(spec, value)| {
+                format!("{}={}", spec.key, encode_component(&display_value(value)))
+            })
             .collect::<Vec<_>>()
             .join("&")
     }
@@ -558,7 +670,11 @@ mod tests {
         let (_, v, n) = parse("embed=%3Cscript%3E");
         assert_eq!(v.embed, None);
         assert_eq!(n.len(), 1);
-        assert!(n[0].message.contains("<script>"), "text is kept as text: {}", n[0].message);
+        assert!(
+            n[0].message.contains("<script>"),
+            "text is kept as text: {}",
+            n[0].message
+        );
     }
 
     #[test]
@@ -574,8 +690,14 @@ mod tests {
         let mut p = Params::default();
         p.set("n", Value::Int(500)).unwrap();
         assert_eq!(p.int("n"), 64);
-        assert_eq!(p.set("n", Value::Float(3.0)), Err(StateError::WrongType("n")));
-        assert!(matches!(p.set("nope", Value::Int(1)), Err(StateError::UnknownKey(_))));
+        assert_eq!(
+            p.set("n", Value::Float(3.0)),
+            Err(StateError::WrongType("n"))
+        );
+        assert!(matches!(
+            p.set("nope", Value::Int(1)),
+            Err(StateError::UnknownKey(_))
+        ));
     }
 
     #[test]
@@ -590,10 +712,17 @@ mod tests {
         let readme = include_str!("../README.md");
         for spec in PARAMS {
             let row = format!("| `{}` |", spec.key);
-            assert!(readme.contains(&row), "README has no table row for key {}", spec.key);
+            assert!(
+                readme.contains(&row),
+                "README has no table row for key {}",
+                spec.key
+            );
         }
         for key in ["embed", "hide", "theme"] {
-            assert!(readme.contains(&format!("| `{key}` |")), "README has no row for {key}");
+            assert!(
+                readme.contains(&format!("| `{key}` |")),
+                "README has no row for {key}"
+            );
         }
     }
 
@@ -601,7 +730,11 @@ mod tests {
     fn every_figure_key_names_a_known_figure() {
         for spec in PARAMS {
             for f in spec.figures {
-                assert!(FIGURE_IDS.contains(f), "{} names unknown figure {f}", spec.key);
+                assert!(
+                    FIGURE_IDS.contains(f),
+                    "{} names unknown figure {f}",
+                    spec.key
+                );
             }
         }
     }

@@ -3,7 +3,9 @@
 #![cfg(target_arch = "wasm32")]
 
 use handwave::math::backprop::sample_raw_scores;
-use handwave::widgets::{ColorMap, ColorScale, Figure, Grid, Heatmap, Readout, Scale, Slider, Toggle};
+use handwave::widgets::{
+    ColorMap, ColorScale, Figure, Grid, Heatmap, Readout, Scale, Slider, Toggle,
+};
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use wasm_bindgen_test::*;
@@ -21,14 +23,22 @@ async fn tick() {
 
 /// A fresh container in the document body.
 fn container() -> HtmlElement {
-    let el = document().create_element("div").unwrap().dyn_into::<HtmlElement>().unwrap();
+    let el = document()
+        .create_element("div")
+        .unwrap()
+        .dyn_into::<HtmlElement>()
+        .unwrap();
     el.style().set_property("width", "600px").unwrap();
     document().body().unwrap().append_child(&el).unwrap();
     el
 }
 
 fn query(root: &HtmlElement, selector: &str) -> HtmlElement {
-    root.query_selector(selector).unwrap().unwrap_or_else(|| panic!("no {selector}")).dyn_into().unwrap()
+    root.query_selector(selector)
+        .unwrap()
+        .unwrap_or_else(|| panic!("no {selector}"))
+        .dyn_into()
+        .unwrap()
 }
 
 include!("pinned_scores.in");
@@ -53,7 +63,10 @@ async fn readout_shows_the_value_and_full_precision_data_value() {
     assert!(el.text_content().unwrap().contains("nats"));
     set_value.set(f64::INFINITY);
     tick().await;
-    assert!(el.text_content().unwrap().contains("overflow"), "infinity is named, not drawn");
+    assert!(
+        el.text_content().unwrap().contains("overflow"),
+        "infinity is named, not drawn"
+    );
 }
 
 #[wasm_bindgen_test]
@@ -67,17 +80,24 @@ async fn slider_reports_values_through_its_scale_and_labels_itself() {
         }
     });
     tick().await;
-    let input: HtmlInputElement = query(&root, "input[data-control=\"dk\"]").dyn_into().unwrap();
+    let input: HtmlInputElement = query(&root, "input[data-control=\"dk\"]")
+        .dyn_into()
+        .unwrap();
     assert_eq!(input.value(), "6");
     assert_eq!(input.get_attribute("aria-valuetext").unwrap(), "64");
     let label = query(&root, "label");
     assert_eq!(label.get_attribute("for").unwrap(), input.id());
     input.set_value("9");
-    input.dispatch_event(&web_sys::Event::new_with_event_init_dict("input", &{
-        let init = web_sys::EventInit::new();
-        init.set_bubbles(true);
-        init
-    }).unwrap()).unwrap();
+    input
+        .dispatch_event(
+            &web_sys::Event::new_with_event_init_dict("input", &{
+                let init = web_sys::EventInit::new();
+                init.set_bubbles(true);
+                init
+            })
+            .unwrap(),
+        )
+        .unwrap();
     tick().await;
     assert_eq!(value.get_untracked(), 512.0);
     assert_eq!(input.get_attribute("aria-valuetext").unwrap(), "512");
@@ -91,7 +111,9 @@ async fn toggle_reports_its_state() {
         view! { <Toggle key="div" label="Divide" value=on on_change=Callback::new(move |v| set_on.set(v)) /> }
     });
     tick().await;
-    let input: HtmlInputElement = query(&root, "input[data-control=\"div\"]").dyn_into().unwrap();
+    let input: HtmlInputElement = query(&root, "input[data-control=\"div\"]")
+        .dyn_into()
+        .unwrap();
     assert!(input.checked());
     input.click();
     tick().await;
@@ -101,11 +123,21 @@ async fn toggle_reports_its_state() {
 #[wasm_bindgen_test]
 async fn heatmap_draws_crisply_and_reads_cells_by_keyboard() {
     let root = container();
-    let grid = Grid { rows: 2, cols: 3, values: vec![-0.25, 0.0, 0.25, 0.1, -0.1, 0.0] };
-    let scale = ColorScale { map: ColorMap::Diverging, min: -0.25, max: 0.25 };
+    let grid = Grid {
+        rows: 2,
+        cols: 3,
+        values: vec![-0.25, 0.0, 0.25, 0.1, -0.1, 0.0],
+    };
+    let scale = ColorScale {
+        map: ColorMap::Diverging,
+        min: -0.25,
+        max: 0.25,
+    };
     let _handle = leptos::mount::mount_to(root.clone(), move || {
         let g = grid.clone();
-        let describe = Callback::new(move |(i, j): (usize, usize)| format!("cell {i},{j} = {}", g.get(i, j).unwrap_or(0.0)));
+        let describe = Callback::new(move |(i, j): (usize, usize)| {
+            format!("cell {i},{j} = {}", g.get(i, j).unwrap_or(0.0))
+        });
         let grid = grid.clone();
         view! {
             <Heatmap name="t" grid=Signal::derive(move || grid.clone()) scale=scale describe=describe
@@ -114,14 +146,28 @@ async fn heatmap_draws_crisply_and_reads_cells_by_keyboard() {
     });
     tick().await;
     tick().await;
-    let canvas: web_sys::HtmlCanvasElement = query(&root, "canvas[data-canvas=\"t\"]").dyn_into().unwrap();
+    let canvas: web_sys::HtmlCanvasElement = query(&root, "canvas[data-canvas=\"t\"]")
+        .dyn_into()
+        .unwrap();
     assert!(canvas.get_attribute("data-draws").is_some(), "drew");
     let css_w = canvas.get_bounding_client_rect().width();
     let dpr = window().device_pixel_ratio();
-    assert!((canvas.width() as f64 - css_w * dpr).abs() <= 1.0, "backing {} css {css_w} dpr {dpr}", canvas.width());
-    assert_eq!(canvas.get_attribute("aria-label").unwrap(), "a test heatmap");
+    assert!(
+        (canvas.width() as f64 - css_w * dpr).abs() <= 1.0,
+        "backing {} css {css_w} dpr {dpr}",
+        canvas.width()
+    );
+    assert_eq!(
+        canvas.get_attribute("aria-label").unwrap(),
+        "a test heatmap"
+    );
     // Top-left pixel has the colour of −¼ (dark blue, #053061).
-    let ctx: web_sys::CanvasRenderingContext2d = canvas.get_context("2d").unwrap().unwrap().dyn_into().unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
     let px = ctx.get_image_data(2.0, 2.0, 1.0, 1.0).unwrap().data();
     assert_eq!((px[0], px[1], px[2]), (0x05, 0x30, 0x61));
     canvas.focus().unwrap();
@@ -159,13 +205,29 @@ async fn figure_has_its_id_caption_summary_and_actions() {
         query(&fig, &format!("[data-action=\"{action}\"]"));
     }
     query(&fig, ".ctl");
-    assert_eq!(query(&fig, "figcaption").text_content().unwrap(), "first caption");
+    assert_eq!(
+        query(&fig, "figcaption").text_content().unwrap(),
+        "first caption"
+    );
     set_caption.set("second caption".into());
     tick().await;
-    assert_eq!(query(&fig, "figcaption").text_content().unwrap(), "second caption", "caption follows the state");
-    assert_eq!(query(&fig, ".figure-body").get_attribute("aria-label").unwrap(), "A test. summary");
+    assert_eq!(
+        query(&fig, "figcaption").text_content().unwrap(),
+        "second caption",
+        "caption follows the state"
+    );
+    assert_eq!(
+        query(&fig, ".figure-body")
+            .get_attribute("aria-label")
+            .unwrap(),
+        "A test. summary"
+    );
     query(&fig, "[data-action=\"copy-embed\"]").click();
     tick().await;
     let share: HtmlInputElement = query(&fig, "[data-share=\"embed\"]").dyn_into().unwrap();
-    assert!(share.value().contains("embed=test-figure"), "{}", share.value());
+    assert!(
+        share.value().contains("embed=test-figure"),
+        "{}",
+        share.value()
+    );
 }

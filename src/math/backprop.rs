@@ -6,7 +6,7 @@
 //! softmax saturates: every entry of J = diag(p) − ppᵀ goes to zero.
 
 use crate::math::rng::SeededStream;
-use crate::math::softmax::{jacobian_frobenius, softmax};
+use crate::math::softmax::{jacobian_frobenius, softmax, softmax_into};
 
 /// Fewest tokens the figures accept.
 pub const MIN_TOKENS: usize = 2;
@@ -90,7 +90,11 @@ pub fn sample_dk_sweep(seed: u64, n: usize) -> DkSweepSamples {
         }
         query_norms.push(norms);
     }
-    DkSweepSamples { n, query_norms, directions }
+    DkSweepSamples {
+        n,
+        query_norms,
+        directions,
+    }
 }
 
 /// The mean ‖J‖_F against d_k, with and without the division by √d_k.
@@ -105,24 +109,30 @@ pub struct DkSweepCurve {
 }
 
 /// E‖J(softmax(s))‖_F over the samples, for each d_k, both scalings, at logit scale α.
+///
+/// Runs on every move of α: one reused buffer, no allocation per sample.
 pub fn mean_jacobian_norm_vs_dk(samples: &DkSweepSamples, alpha: f64) -> DkSweepCurve {
-    let mean_norm = |dk_index: usize, divide: bool| {
+    let mut p = vec![0.0; samples.n];
+    let mut mean_norm = |dk_index: usize, divide: bool| {
         let scale = score_scale(alpha, SWEEP_DKS[dk_index], divide);
         let total: f64 = samples
             .directions
             .iter()
             .zip(&samples.query_norms)
             .map(|(g, norms)| {
-                let s: Vec<f64> = g.iter().map(|x| scale * norms[dk_index] * x).collect();
-                jacobian_frobenius(&softmax(&s))
+                let c = scale * norms[dk_index];
+                softmax_into(g.iter().map(|x| c * x), &mut p);
+                jacobian_frobenius(&p)
             })
             .sum();
         total / samples.directions.len().max(1) as f64
     };
+    let with_division = (0..SWEEP_DKS.len()).map(|i| mean_norm(i, true)).collect();
+    let without_division = (0..SWEEP_DKS.len()).map(|i| mean_norm(i, false)).collect();
     DkSweepCurve {
         d_k: SWEEP_DKS.to_vec(),
-        with_division: (0..SWEEP_DKS.len()).map(|i| mean_norm(i, true)).collect(),
-        without_division: (0..SWEEP_DKS.len()).map(|i| mean_norm(i, false)).collect(),
+        with_division,
+        without_division,
     }
 }
 
@@ -140,12 +150,20 @@ mod tests {
     fn division_makes_the_score_variance_one() {
         // Var(q·k) = d_k for unit-variance entries; dividing by √d_k brings it back to 1.
         for d_k in [4usize, 64, 256] {
-            let z: Vec<f64> = (0..400u64).flat_map(|seed| sample_raw_scores(seed, 8, d_k)).collect();
+            let z: Vec<f64> = (0..400u64)
+                .flat_map(|seed| sample_raw_scores(seed, 8, d_k))
+                .collect();
             let var_raw = z.iter().map(|x| x * x).sum::<f64>() / z.len() as f64;
             let s = scaled_scores(&z, score_scale(1.0, d_k, true));
             let var_scaled = s.iter().map(|x| x * x).sum::<f64>() / s.len() as f64;
-            assert!((var_raw / d_k as f64 - 1.0).abs() < 0.1, "d_k={d_k}: Var z = {var_raw}");
-            assert!((var_scaled - 1.0).abs() < 0.1, "d_k={d_k}: Var s = {var_scaled}");
+            assert!(
+                (var_raw / d_k as f64 - 1.0).abs() < 0.1,
+                "d_k={d_k}: Var z = {var_raw}"
+            );
+            assert!(
+                (var_scaled - 1.0).abs() < 0.1,
+                "d_k={d_k}: Var s = {var_scaled}"
+            );
         }
     }
 
@@ -183,23 +201,39 @@ mod tests {
         // the two means are ≈ 0.004 and 0.002; 0.02 is five of them.
         let i16 = SWEEP_DKS.iter().position(|&d| d == 16).unwrap();
         let reparam = mean(
-            &(0..8u64).map(|seed| mean_jacobian_norm_vs_dk(&sample_dk_sweep(seed, 8), 1.0).without_division[i16]).collect::<Vec<_>>(),
+            &(0..8u64)
+                .map(|seed| {
+                    mean_jacobian_norm_vs_dk(&sample_dk_sweep(seed, 8), 1.0).without_division[i16]
+                })
+                .collect::<Vec<_>>(),
         );
         let brute = mean(
             &(0..4000u64)
                 .map(|seed| jacobian_frobenius(&softmax(&sample_raw_scores(seed + 100, 8, 16))))
                 .collect::<Vec<_>>(),
         );
-        assert!((reparam - brute).abs() < 0.02, "reparametrised {reparam} vs brute force {brute}");
+        assert!(
+            (reparam - brute).abs() < 0.02,
+            "reparametrised {reparam} vs brute force {brute}"
+        );
     }
 
     #[test]
     fn sweep_query_norms_have_chi_squared_means() {
         let samples = sample_dk_sweep(2, 4);
         for (i, &d_k) in SWEEP_DKS.iter().enumerate() {
-            let m = mean(&samples.query_norms.iter().map(|q| q[i] * q[i]).collect::<Vec<_>>());
+            let m = mean(
+                &samples
+                    .query_norms
+                    .iter()
+                    .map(|q| q[i] * q[i])
+                    .collect::<Vec<_>>(),
+            );
             let sd_of_mean = (2.0 * d_k as f64 / SWEEP_SAMPLES as f64).sqrt();
-            assert!((m - d_k as f64).abs() < 4.0 * sd_of_mean, "d_k={d_k}: mean ‖q‖² {m}");
+            assert!(
+                (m - d_k as f64).abs() < 4.0 * sd_of_mean,
+                "d_k={d_k}: mean ‖q‖² {m}"
+            );
         }
     }
 
@@ -220,7 +254,11 @@ mod tests {
     #[test]
     fn sweep_is_finite_at_the_extremes() {
         let curve = mean_jacobian_norm_vs_dk(&sample_dk_sweep(3, MAX_TOKENS), 50.0);
-        assert!(curve.with_division.iter().chain(&curve.without_division).all(|v| v.is_finite()));
+        assert!(curve
+            .with_division
+            .iter()
+            .chain(&curve.without_division)
+            .all(|v| v.is_finite()));
     }
 
     #[test]

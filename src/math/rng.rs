@@ -25,10 +25,12 @@ fn splitmix64(mut x: u64) -> u64 {
 impl SeededStream {
     /// The stream `path` of user seed `seed`; distinct paths give independent streams.
     pub fn new(seed: u64, path: &[u64]) -> Self {
-        let key = path
-            .iter()
-            .fold(splitmix64(seed), |acc, &p| splitmix64(acc ^ splitmix64(p.wrapping_add(0x5851_F42D))));
-        Self { rng: Xoshiro256PlusPlus::seed_from_u64(key) }
+        let key = path.iter().fold(splitmix64(seed), |acc, &p| {
+            splitmix64(acc ^ splitmix64(p.wrapping_add(0x5851_F42D)))
+        });
+        Self {
+            rng: Xoshiro256PlusPlus::seed_from_u64(key),
+        }
     }
 
     /// One draw from N(0, 1).

@@ -15,13 +15,19 @@ pub fn softmax(s: &[f64]) -> Vec<f64> {
     if s.is_empty() {
         return Vec::new();
     }
-    let clean: Vec<f64> = s.iter().map(|&x| if x.is_nan() { f64::NEG_INFINITY } else { x }).collect();
+    let clean: Vec<f64> = s
+        .iter()
+        .map(|&x| if x.is_nan() { f64::NEG_INFINITY } else { x })
+        .collect();
     let top = clean.iter().copied().fold(f64::NEG_INFINITY, f64::max);
     if top == f64::NEG_INFINITY {
         return vec![1.0 / s.len() as f64; s.len()];
     }
     let exps: Vec<f64> = if top == f64::INFINITY {
-        clean.iter().map(|&x| if x == f64::INFINITY { 1.0 } else { 0.0 }).collect()
+        clean
+            .iter()
+            .map(|&x| if x == f64::INFINITY { 1.0 } else { 0.0 })
+            .collect()
     } else {
         clean.iter().map(|&x| (x - top).exp()).collect()
     };
@@ -29,10 +35,35 @@ pub fn softmax(s: &[f64]) -> Vec<f64> {
     exps.iter().map(|e| e / total).collect()
 }
 
+/// Softmax of finite scores written into `out` (same length), without allocating:
+/// out_i = e^{s_i − max s} / Σ_j e^{s_j − max s}. Used on hot paths; [`softmax`] is the
+/// general, total version.
+pub fn softmax_into(scores: impl Iterator<Item = f64> + Clone, out: &mut [f64]) {
+    let top = scores.clone().fold(f64::NEG_INFINITY, f64::max);
+    let mut total = 0.0;
+    for (slot, s) in out.iter_mut().zip(scores) {
+        *slot = if top.is_finite() {
+            (s - top).exp()
+        } else {
+            1.0
+        };
+        total += *slot;
+    }
+    for slot in out.iter_mut() {
+        *slot /= total;
+    }
+}
+
 /// The softmax Jacobian J = diag(p) − p pᵀ, an n×n matrix with J_ij = p_i (δ_ij − p_j).
 pub fn softmax_jacobian(p: &[f64]) -> DMatrix<f64> {
     let n = p.len();
-    DMatrix::from_fn(n, n, |i, j| if i == j { p[i] * (1.0 - p[i]) } else { -p[i] * p[j] })
+    DMatrix::from_fn(n, n, |i, j| {
+        if i == j {
+            p[i] * (1.0 - p[i])
+        } else {
+            -p[i] * p[j]
+        }
+    })
 }
 
 /// ‖J‖_F of the softmax Jacobian in closed form, O(n):
@@ -42,8 +73,15 @@ pub fn softmax_jacobian(p: &[f64]) -> DMatrix<f64> {
 /// Σ_{j≠k} p_j² of the largest p_k summed from the other entries rather than subtracted
 /// from 1: near saturation the textbook form cancels catastrophically (1 − 2 + 1).
 pub fn jacobian_frobenius(p: &[f64]) -> f64 {
-    let Some((k, &p_k)) = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else { return 0.0 };
-    let others = || p.iter().enumerate().filter(move |(i, _)| *i != k).map(|(_, &x)| x);
+    let Some((k, &p_k)) = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
+        return 0.0;
+    };
+    let others = || {
+        p.iter()
+            .enumerate()
+            .filter(move |(i, _)| *i != k)
+            .map(|(_, &x)| x)
+    };
     let rest: f64 = others().sum(); // 1 − p_k, accurately
     let rest_sq: f64 = others().map(|x| x * x).sum(); // Σ_{j≠k} p_j²
     let dominant = p_k * p_k * (rest * rest + rest_sq);
@@ -61,19 +99,30 @@ pub fn symmetric_spectral_norm(m: &DMatrix<f64>) -> f64 {
     if m.is_empty() {
         return 0.0;
     }
-    SymmetricEigen::new(m.clone()).eigenvalues.iter().fold(0.0_f64, |acc, l| acc.max(l.abs()))
+    SymmetricEigen::new(m.clone())
+        .eigenvalues
+        .iter()
+        .fold(0.0_f64, |acc, l| acc.max(l.abs()))
 }
 
 /// Eigenvalues of a symmetric matrix, ascending.
 pub fn symmetric_eigenvalues(m: &DMatrix<f64>) -> Vec<f64> {
-    let mut ev: Vec<f64> = SymmetricEigen::new(m.clone()).eigenvalues.iter().copied().collect();
+    let mut ev: Vec<f64> = SymmetricEigen::new(m.clone())
+        .eigenvalues
+        .iter()
+        .copied()
+        .collect();
     ev.sort_by(f64::total_cmp);
     ev
 }
 
 /// Shannon entropy of a distribution in nats, H(p) = −Σ p_i ln p_i (with 0 ln 0 = 0).
 pub fn entropy_nats(p: &[f64]) -> f64 {
-    p.iter().filter(|&&x| x > 0.0).map(|&x| -x * x.ln()).sum::<f64>().max(0.0)
+    p.iter()
+        .filter(|&&x| x > 0.0)
+        .map(|&x| -x * x.ln())
+        .sum::<f64>()
+        .max(0.0)
 }
 
 /// The four numbers read out beside the Jacobian heatmap.
@@ -151,7 +200,11 @@ mod tests {
             let (pu, pd) = (softmax(&up), softmax(&down));
             for row in 0..s.len() {
                 let fd = (pu[row] - pd[row]) / (2.0 * h);
-                assert!((fd - j[(row, col)]).abs() < 1e-9, "J[{row},{col}] = {} vs {fd}", j[(row, col)]);
+                assert!(
+                    (fd - j[(row, col)]).abs() < 1e-9,
+                    "J[{row},{col}] = {} vs {fd}",
+                    j[(row, col)]
+                );
             }
         }
     }
@@ -160,7 +213,12 @@ mod tests {
     fn jacobian_entries_by_hand_for_two_tokens() {
         // p = (0.25, 0.75): J = [[0.1875, -0.1875], [-0.1875, 0.1875]].
         let j = softmax_jacobian(&[0.25, 0.75]);
-        for (i, jj, v) in [(0, 0, 0.1875), (0, 1, -0.1875), (1, 0, -0.1875), (1, 1, 0.1875)] {
+        for (i, jj, v) in [
+            (0, 0, 0.1875),
+            (0, 1, -0.1875),
+            (1, 0, -0.1875),
+            (1, 1, 0.1875),
+        ] {
             assert!((j[(i, jj)] - v).abs() < 1e-15);
         }
         // Its only non-zero eigenvalue is 2 p0 p1 = 0.375.
@@ -201,7 +259,10 @@ mod tests {
     fn stable_at_alpha_50_with_dk_1024_and_no_division() {
         // Raw scores of that size (q·k with d_k = 1024 has standard deviation 32),
         // multiplied by α = 50: |s| up to ~5000. Nothing overflows, J stays finite.
-        let s: Vec<f64> = [40.0, -35.0, 90.0, 12.0, -100.0].iter().map(|z| 50.0 * z).collect();
+        let s: Vec<f64> = [40.0, -35.0, 90.0, 12.0, -100.0]
+            .iter()
+            .map(|z| 50.0 * z)
+            .collect();
         let p = softmax(&s);
         let j = softmax_jacobian(&p);
         assert!(p.iter().chain(j.iter()).all(|x| x.is_finite()));
@@ -246,6 +307,13 @@ mod tests {
             let s2: f64 = p.iter().map(|x| x * x).sum();
             let s3: f64 = p.iter().map(|x| x * x * x).sum();
             prop_assert!((jacobian_frobenius(&p).powi(2) - (s2 - 2.0 * s3 + s2 * s2)).abs() < 1e-14);
+        }
+
+        #[test]
+        fn softmax_into_equals_softmax(s in logits(24)) {
+            let mut out = vec![0.0; s.len()];
+            softmax_into(s.iter().copied(), &mut out);
+            prop_assert_eq!(out, softmax(&s));
         }
 
         #[test]

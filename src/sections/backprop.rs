@@ -10,20 +10,24 @@ use nalgebra::DMatrix;
 use crate::app::{use_url_state, UrlState};
 use crate::formulas;
 use crate::math::backprop::{
-    is_saturated, mean_jacobian_norm_vs_dk, sample_dk_sweep, sample_raw_scores, scaled_scores, score_scale,
-    DkSweepCurve, MAX_DK, MAX_TOKENS, MIN_TOKENS,
+    is_saturated, mean_jacobian_norm_vs_dk, sample_dk_sweep, sample_raw_scores, scaled_scores,
+    score_scale, DkSweepCurve, MAX_DK, MAX_TOKENS, MIN_TOKENS,
 };
 use crate::math::softmax::{jacobian_summary, softmax, softmax_jacobian, JacobianSummary};
 use crate::state::Value;
 use crate::widgets::format::format_number;
 use crate::widgets::{
-    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark, Readout, Scale,
-    SeedField, Slider, Toggle, Tone,
+    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
+    Readout, Scale, SeedField, Slider, Toggle, Tone,
 };
 
 /// The fixed colour range of the Jacobian heatmap: ±¼ (the largest possible entry is ¼),
 /// so a fading Jacobian visibly fades.
-pub const JACOBIAN_SCALE: ColorScale = ColorScale { map: ColorMap::Diverging, min: -0.25, max: 0.25 };
+pub const JACOBIAN_SCALE: ColorScale = ColorScale {
+    map: ColorMap::Diverging,
+    min: -0.25,
+    max: 0.25,
+};
 
 /// Everything Pass 1 computes, as memos over the URL state.
 #[derive(Clone, Copy)]
@@ -54,7 +58,10 @@ impl BackpropModel {
         let explicit = state.list("z");
         let n_key = state.int("n");
         let n = Memo::new(move |_| {
-            explicit.with(|z| z.as_ref().map(|z| z.len())).unwrap_or(n_key.get() as usize).clamp(MIN_TOKENS, MAX_TOKENS)
+            explicit
+                .with(|z| z.as_ref().map(|z| z.len()))
+                .unwrap_or(n_key.get() as usize)
+                .clamp(MIN_TOKENS, MAX_TOKENS)
         });
         let d_k_key = state.int("dk");
         let d_k = Memo::new(move |_| (d_k_key.get().max(1) as usize).min(MAX_DK));
@@ -74,21 +81,48 @@ impl BackpropModel {
         let summary = Memo::new(move |_| p.with(|p| jacobian.with(|j| jacobian_summary(p, j))));
         let samples = Memo::new(move |_| sample_dk_sweep(seed.get(), n.get()));
         let sweep = Memo::new(move |_| samples.with(|s| mean_jacobian_norm_vs_dk(s, alpha.get())));
-        Self { state, n, d_k, divide, alpha, seed, explicit, raw, p, jacobian, summary, sweep }
+        Self {
+            state,
+            n,
+            d_k,
+            divide,
+            alpha,
+            seed,
+            explicit,
+            raw,
+            p,
+            jacobian,
+            summary,
+            sweep,
+        }
     }
 }
 
 /// The caption of `jacobian`, from the numbers it shows.
-pub fn jacobian_caption(n: usize, d_k: usize, divide: bool, alpha: f64, explicit: bool, s: &JacobianSummary) -> String {
+pub fn jacobian_caption(
+    n: usize,
+    d_k: usize,
+    divide: bool,
+    alpha: f64,
+    explicit: bool,
+    s: &JacobianSummary,
+) -> String {
     let source = if explicit {
         format!("{n} raw scores from the link")
     } else {
         format!("{n} tokens with q, k ~ N(0, I) in d_k = {d_k} dimensions")
     };
     let scaling = if divide {
-        format!("scores divided by √d_k (√{d_k} = {}), then scaled by α = {}", format_number((d_k as f64).sqrt(), 3), format_number(alpha, 3))
+        format!(
+            "scores divided by √d_k (√{d_k} = {}), then scaled by α = {}",
+            format_number((d_k as f64).sqrt(), 3),
+            format_number(alpha, 3)
+        )
     } else {
-        format!("scores not divided by √d_k, scaled by α = {}", format_number(alpha, 3))
+        format!(
+            "scores not divided by √d_k, scaled by α = {}",
+            format_number(alpha, 3)
+        )
     };
     let uniform_norm = 1.0 / n as f64;
     let state = if is_saturated(s.max_p) {
@@ -113,10 +147,23 @@ pub fn jacobian_caption(n: usize, d_k: usize, divide: bool, alpha: f64, explicit
 
 /// The caption of `jacobian-vs-dk`, from the curve it shows.
 pub fn sweep_caption(curve: &DkSweepCurve, d_k: usize, alpha: f64, n: usize) -> String {
-    let at = |v: &[f64], d: usize| curve.d_k.iter().position(|&x| x == d).map(|i| v[i]).unwrap_or(f64::NAN);
+    let at = |v: &[f64], d: usize| {
+        curve
+            .d_k
+            .iter()
+            .position(|&x| x == d)
+            .map(|i| v[i])
+            .unwrap_or(f64::NAN)
+    };
     let (first, last) = (curve.d_k[0], curve.d_k[curve.d_k.len() - 1]);
-    let (w0, w1) = (at(&curve.with_division, first), at(&curve.with_division, last));
-    let (o0, o1) = (at(&curve.without_division, first), at(&curve.without_division, last));
+    let (w0, w1) = (
+        at(&curve.with_division, first),
+        at(&curve.with_division, last),
+    );
+    let (o0, o1) = (
+        at(&curve.without_division, first),
+        at(&curve.without_division, last),
+    );
     format!(
         "Mean ‖J‖_F over 256 samples of q and K, n = {n}, α = {}. With ÷√d_k it goes from {} at d_k = {first} to {} at d_k = {last}; without it, from {} to {} — {} times smaller. At the marked d_k = {d_k}: {} with, {} without.",
         format_number(alpha, 3),
@@ -142,8 +189,14 @@ fn jacobian_csv(p: &[f64], j: &DMatrix<f64>) -> String {
 }
 
 fn sweep_csv(curve: &DkSweepCurve) -> String {
-    let mut out = String::from("d_k,mean_frobenius_with_division,mean_frobenius_without_division\n");
-    for ((d, w), o) in curve.d_k.iter().zip(&curve.with_division).zip(&curve.without_division) {
+    let mut out =
+        String::from("d_k,mean_frobenius_with_division,mean_frobenius_without_division\n");
+    for ((d, w), o) in curve
+        .d_k
+        .iter()
+        .zip(&curve.with_division)
+        .zip(&curve.without_division)
+    {
         out.push_str(&format!("{d},{w},{o}\n"));
     }
     out
@@ -159,15 +212,25 @@ fn whole(x: f64) -> String {
 
 /// Controls shared by both figures: tokens, d_k, α, seed (÷√d_k only for `jacobian`).
 #[component]
-fn PassControls(model: BackpropModel, #[prop(default = true)] with_divide: bool, #[prop(default = "")] instance: &'static str) -> impl IntoView {
+fn PassControls(
+    model: BackpropModel,
+    #[prop(default = true)] with_divide: bool,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
     let state = model.state;
     let set_n = Callback::new(move |v: f64| {
-        state.set_many(vec![("n", Value::Int(v.round() as i64)), ("z", Value::List(None))]);
+        state.set_many(vec![
+            ("n", Value::Int(v.round() as i64)),
+            ("z", Value::List(None)),
+        ]);
     });
-    let set_dk = Callback::new(move |v: f64| state.set_many(vec![("dk", Value::Int(v.round() as i64))]));
+    let set_dk =
+        Callback::new(move |v: f64| state.set_many(vec![("dk", Value::Int(v.round() as i64))]));
     let set_alpha = Callback::new(move |v: f64| state.set_many(vec![("alpha", Value::Float(v))]));
     let set_div = Callback::new(move |v: bool| state.set_many(vec![("div", Value::Bool(v))]));
-    let set_seed = Callback::new(move |v: i64| state.set_many(vec![("seed", Value::Int(v)), ("z", Value::List(None))]));
+    let set_seed = Callback::new(move |v: i64| {
+        state.set_many(vec![("seed", Value::Int(v)), ("z", Value::List(None))])
+    });
     view! {
         <Slider key="n" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_n
             scale=Scale::Linear { min: MIN_TOKENS as f64, max: MAX_TOKENS as f64, step: 1.0 } format=whole />
@@ -187,10 +250,20 @@ fn PassControls(model: BackpropModel, #[prop(default = true)] with_divide: bool,
 
 /// Figure `jacobian`: the Jacobian heatmap beside the bars of p, with readouts.
 #[component]
-pub fn JacobianFigure(model: BackpropModel, #[prop(default = true)] show_controls: bool) -> impl IntoView {
+pub fn JacobianFigure(
+    model: BackpropModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
     let grid = Signal::derive(move || model.jacobian.with(Grid::from_matrix));
     let caption = Signal::derive(move || {
-        jacobian_caption(model.n.get(), model.d_k.get(), model.divide.get(), model.alpha.get(), model.explicit.with(|z| z.is_some()), &model.summary.get())
+        jacobian_caption(
+            model.n.get(),
+            model.d_k.get(),
+            model.divide.get(),
+            model.alpha.get(),
+            model.explicit.with(|z| z.is_some()),
+            &model.summary.get(),
+        )
     });
     let summary = Signal::derive(move || {
         let s = model.summary.get();
@@ -203,7 +276,13 @@ pub fn JacobianFigure(model: BackpropModel, #[prop(default = true)] show_control
     });
     let describe = Callback::new(move |(i, j): (usize, usize)| {
         let p = model.p.get_untracked();
-        let v = model.jacobian.with_untracked(|m| if i < m.nrows() && j < m.ncols() { m[(i, j)] } else { 0.0 });
+        let v = model.jacobian.with_untracked(|m| {
+            if i < m.nrows() && j < m.ncols() {
+                m[(i, j)]
+            } else {
+                0.0
+            }
+        });
         match (p.get(i), p.get(j)) {
             (Some(pi), Some(pj)) => format!(
                 "i = {i}, j = {j}: p_i = {}, p_j = {}, J_ij = {}",
@@ -218,8 +297,18 @@ pub fn JacobianFigure(model: BackpropModel, #[prop(default = true)] show_control
         let p = model.p.get();
         let n = p.len();
         ChartSpec {
-            x: Axis { label: "token j".into(), min: -0.5, max: n as f64 - 0.5, log: false },
-            y: Axis { label: "p_j".into(), min: 0.0, max: 1.0, log: false },
+            x: Axis {
+                label: "token j".into(),
+                min: -0.5,
+                max: n as f64 - 0.5,
+                log: false,
+            },
+            y: Axis {
+                label: "p_j".into(),
+                min: 0.0,
+                max: 1.0,
+                log: false,
+            },
             marks: vec![Mark::Bars {
                 label: String::new(),
                 bars: p.iter().enumerate().map(|(j, &v)| (j as f64, v)).collect(),
@@ -231,9 +320,17 @@ pub fn JacobianFigure(model: BackpropModel, #[prop(default = true)] show_control
     let bars_summary = Signal::derive(move || {
         let p = model.p.get();
         let shown: Vec<String> = p.iter().take(16).map(|v| format_number(*v, 2)).collect();
-        format!("Bar chart of p: {}{}", shown.join(", "), if p.len() > 16 { ", …" } else { "" })
+        format!(
+            "Bar chart of p: {}{}",
+            shown.join(", "),
+            if p.len() > 16 { ", …" } else { "" }
+        )
     });
-    let csv = Callback::new(move |_| model.p.with_untracked(|p| model.jacobian.with_untracked(|j| jacobian_csv(p, j))));
+    let csv = Callback::new(move |_| {
+        model
+            .p
+            .with_untracked(|p| model.jacobian.with_untracked(|j| jacobian_csv(p, j)))
+    });
     let controls = move || view! { <PassControls model=model /> };
     view! {
         <Figure id="jacobian" title="The softmax Jacobian J = diag(p) − ppᵀ" caption=caption summary=summary csv=csv
@@ -259,35 +356,73 @@ pub fn JacobianFigure(model: BackpropModel, #[prop(default = true)] show_control
 
 /// Figure `jacobian-vs-dk`: E‖J‖_F against d_k, with and without the division.
 #[component]
-pub fn JacobianVsDkFigure(model: BackpropModel, #[prop(default = true)] show_controls: bool, #[prop(default = false)] embedded: bool) -> impl IntoView {
+pub fn JacobianVsDkFigure(
+    model: BackpropModel,
+    #[prop(default = true)] show_controls: bool,
+    #[prop(default = false)] embedded: bool,
+) -> impl IntoView {
     let spec = Signal::derive(move || {
         let c = model.sweep.get();
-        let positive: Vec<f64> = c.with_division.iter().chain(&c.without_division).copied().filter(|v| *v > 0.0 && v.is_finite()).collect();
+        let positive: Vec<f64> = c
+            .with_division
+            .iter()
+            .chain(&c.without_division)
+            .copied()
+            .filter(|v| *v > 0.0 && v.is_finite())
+            .collect();
         let lowest = positive.iter().copied().fold(1.0, f64::min);
         let y_min = 10f64.powf(lowest.log10().floor()).max(1e-12);
         ChartSpec {
-            x: Axis { label: "d_k".into(), min: 1.0, max: MAX_DK as f64, log: true },
-            y: Axis { label: "mean ‖J‖_F".into(), min: y_min, max: 1.0, log: true },
+            x: Axis {
+                label: "d_k".into(),
+                min: 1.0,
+                max: MAX_DK as f64,
+                log: true,
+            },
+            y: Axis {
+                label: "mean ‖J‖_F".into(),
+                min: y_min,
+                max: 1.0,
+                log: true,
+            },
             marks: vec![
                 Mark::Line {
                     label: "÷√d_k".into(),
-                    points: c.d_k.iter().zip(&c.with_division).map(|(d, v)| (*d as f64, *v)).collect(),
+                    points: c
+                        .d_k
+                        .iter()
+                        .zip(&c.with_division)
+                        .map(|(d, v)| (*d as f64, *v))
+                        .collect(),
                     tone: Tone::Blue,
                     dashed: false,
                     dots: true,
                 },
                 Mark::Line {
                     label: "no division".into(),
-                    points: c.d_k.iter().zip(&c.without_division).map(|(d, v)| (*d as f64, *v)).collect(),
+                    points: c
+                        .d_k
+                        .iter()
+                        .zip(&c.without_division)
+                        .map(|(d, v)| (*d as f64, *v))
+                        .collect(),
                     tone: Tone::Coral,
                     dashed: true,
                     dots: true,
                 },
-                Mark::VRule { label: "current d_k".into(), x: model.d_k.get() as f64, tone: Tone::Muted },
+                Mark::VRule {
+                    label: "current d_k".into(),
+                    x: model.d_k.get() as f64,
+                    tone: Tone::Muted,
+                },
             ],
         }
     });
-    let caption = Signal::derive(move || model.sweep.with(|c| sweep_caption(c, model.d_k.get(), model.alpha.get(), model.n.get())));
+    let caption = Signal::derive(move || {
+        model
+            .sweep
+            .with(|c| sweep_caption(c, model.d_k.get(), model.alpha.get(), model.n.get()))
+    });
     let summary = Signal::derive(move || {
         model.sweep.with(|c| {
             let last = c.d_k.len() - 1;
@@ -303,7 +438,11 @@ pub fn JacobianVsDkFigure(model: BackpropModel, #[prop(default = true)] show_con
             let d = model.d_k.get();
             model.sweep.with(|c| {
                 let i = c.d_k.iter().position(|&x| x == d).unwrap_or(0);
-                if with { c.with_division[i] } else { c.without_division[i] }
+                if with {
+                    c.with_division[i]
+                } else {
+                    c.without_division[i]
+                }
             })
         })
     };
@@ -331,8 +470,13 @@ pub fn JacobianVsDkFigure(model: BackpropModel, #[prop(default = true)] show_con
 pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
     let model = BackpropModel::new(use_url_state());
     match id {
-        "jacobian" => Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any()),
-        "jacobian-vs-dk" => Some(view! { <JacobianVsDkFigure model=model show_controls=show_controls embedded=true /> }.into_any()),
+        "jacobian" => {
+            Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any())
+        }
+        "jacobian-vs-dk" => Some(
+            view! { <JacobianVsDkFigure model=model show_controls=show_controls embedded=true /> }
+                .into_any(),
+        ),
         _ => None,
     }
 }
@@ -414,7 +558,11 @@ mod tests {
 
     #[test]
     fn sweep_caption_reports_the_collapse_from_the_curve() {
-        let curve = DkSweepCurve { d_k: vec![1, 1024], with_division: vec![0.4, 0.38], without_division: vec![0.4, 0.01] };
+        let curve = DkSweepCurve {
+            d_k: vec![1, 1024],
+            with_division: vec![0.4, 0.38],
+            without_division: vec![0.4, 0.01],
+        };
         let c = sweep_caption(&curve, 1024, 1.0, 8);
         assert!(c.contains("40.0 times smaller"), "{c}");
     }

@@ -4,14 +4,14 @@
 
 use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
-use plotters::style::text_anchor::{HPos, Pos, VPos};
 use plotters::prelude::*;
 use plotters_canvas::CanvasBackend;
-use web_sys::HtmlCanvasElement;
+use wasm_bindgen::JsCast;
+use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
 use super::format::tick_label;
-use super::hooks::{css_color, fit_canvas, mark_drawn, use_element_width};
-use crate::app::use_theme;
+use super::hooks::{css_rgb, fit_canvas, mark_drawn, now_ms, use_element_width, Palette};
+use crate::app::use_palette;
 
 /// A named colour of the theme (CSS custom properties `--c-*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -26,15 +26,16 @@ pub enum Tone {
 }
 
 impl Tone {
-    fn css(self) -> (&'static str, (u8, u8, u8)) {
+    /// The colour of this tone in `palette`.
+    pub fn rgb(self, palette: &Palette) -> (u8, u8, u8) {
         match self {
-            Tone::Fg => ("--c-fg", (20, 20, 20)),
-            Tone::Muted => ("--c-muted", (110, 110, 110)),
-            Tone::Coral => ("--c-coral", (230, 97, 80)),
-            Tone::Blue => ("--c-blue", (40, 110, 200)),
-            Tone::Green => ("--c-green", (40, 150, 90)),
-            Tone::Purple => ("--c-purple", (130, 80, 190)),
-            Tone::Gold => ("--c-gold", (200, 150, 20)),
+            Tone::Fg => palette.fg,
+            Tone::Muted => palette.muted,
+            Tone::Coral => palette.coral,
+            Tone::Blue => palette.blue,
+            Tone::Green => palette.green,
+            Tone::Purple => palette.purple,
+            Tone::Gold => palette.gold,
         }
     }
 }
@@ -52,9 +53,20 @@ pub struct Axis {
 #[derive(Clone, Debug, PartialEq)]
 pub enum Mark {
     /// A polyline through `points`.
-    Line { label: String, points: Vec<(f64, f64)>, tone: Tone, dashed: bool, dots: bool },
+    Line {
+        label: String,
+        points: Vec<(f64, f64)>,
+        tone: Tone,
+        dashed: bool,
+        dots: bool,
+    },
     /// Bars from the x axis (or the bottom of a log axis) up to each (x, y), `width` wide.
-    Bars { label: String, bars: Vec<(f64, f64)>, tone: Tone, width: f64 },
+    Bars {
+        label: String,
+        bars: Vec<(f64, f64)>,
+        tone: Tone,
+        width: f64,
+    },
     /// A vertical rule at x.
     VRule { label: String, x: f64, tone: Tone },
     /// A horizontal rule at y.
@@ -95,183 +107,398 @@ pub fn ticks(axis: &Axis) -> Vec<f64> {
         for e in (e0..=e1).step_by(stride as usize) {
             let base = 10f64.powi(e);
             let mults: &[f64] = if span <= 2 { &[1.0, 2.0, 5.0] } else { &[1.0] };
-            out.extend(mults.iter().map(|m| m * base).filter(|v| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9)));
+            out.extend(
+                mults
+                    .iter()
+                    .map(|m| m * base)
+                    .filter(|v| *v >= lo * (1.0 - 1e-9) && *v <= hi * (1.0 + 1e-9)),
+            );
         }
         return out;
     }
     let raw = (hi - lo) / 6.0;
     let mag = 10f64.powf(raw.log10().floor());
-    let step = [1.0, 2.0, 5.0, 10.0].iter().map(|m| m * mag).find(|s| *s >= raw).unwrap_or(10.0 * mag);
+    let step = [1.0, 2.0, 5.0, 10.0]
+        .iter()
+        .map(|m| m * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10.0 * mag);
     let first = (lo / step).ceil() as i64;
     let last = (hi / step).floor() as i64;
     (first..=last).map(|k| k as f64 * step).collect()
 }
 
-fn rgb(canvas: &HtmlCanvasElement, tone: Tone) -> RGBColor {
-    let (name, fallback) = tone.css();
-    let (r, g, b) = css_color(canvas, name, fallback);
+fn rgb(palette: &Palette, tone: Tone) -> RGBColor {
+    let (r, g, b) = tone.rgb(palette);
     RGBColor(r, g, b)
 }
 
+/// Strokes a polyline in one path (plotters strokes every dash as its own path, which
+/// costs milliseconds on long dashed lines), optionally dashed.
+fn stroke_polyline(
+    ctx: &CanvasRenderingContext2d,
+    pixels: &[(i32, i32)],
+    (r, g, b): (u8, u8, u8),
+    width: f64,
+    dash: Option<[f64; 2]>,
+) {
+    if pixels.len() < 2 {
+        return;
+    }
+    let pattern = js_sys::Array::new();
+    if let Some([on, off]) = dash {
+        pattern.push(&on.into());
+        pattern.push(&off.into());
+    }
+    let _ = ctx.set_line_dash(&pattern);
+    ctx.set_line_width(width);
+    ctx.set_line_join("round");
+    ctx.set_stroke_style_str(&format!("rgb({r},{g},{b})"));
+    ctx.begin_path();
+    ctx.move_to(pixels[0].0 as f64, pixels[0].1 as f64);
+    for &(x, y) in &pixels[1..] {
+        ctx.line_to(x as f64, y as f64);
+    }
+    ctx.stroke();
+    let _ = ctx.set_line_dash(&js_sys::Array::new());
+}
+
+/// One legend row: what to draw as its swatch.
+enum Swatch {
+    Line { dashed: bool },
+    Box,
+    Rule,
+}
+
+/// Text drawn straight on the context. plotters-canvas measures text by inserting a DOM
+/// element and reading its layout, which forces a page layout per label (milliseconds a
+/// redraw); the context's own text API needs no layout.
+fn fill_text(
+    ctx: &CanvasRenderingContext2d,
+    text: &str,
+    x: f64,
+    y: f64,
+    align: &str,
+    baseline: &str,
+) {
+    ctx.set_text_align(align);
+    ctx.set_text_baseline(baseline);
+    let _ = ctx.fill_text(text, x, y);
+}
+
+fn draw_legend(
+    ctx: &CanvasRenderingContext2d,
+    entries: &[(String, Tone, Swatch)],
+    palette: &Palette,
+    right: f64,
+    top: f64,
+    dpr: f64,
+) {
+    if entries.is_empty() {
+        return;
+    }
+    let row = 18.0 * dpr;
+    let swatch_w = 22.0 * dpr;
+    let pad = 6.0 * dpr;
+    let text_w = entries
+        .iter()
+        .map(|(l, _, _)| ctx.measure_text(l).map(|m| m.width()).unwrap_or(0.0))
+        .fold(0.0, f64::max);
+    let (w, h) = (
+        pad * 3.0 + swatch_w + text_w,
+        pad * 2.0 + row * entries.len() as f64,
+    );
+    let (x, y) = (right - w - pad, top + pad);
+    let (r, g, b) = palette.bg;
+    ctx.set_fill_style_str(&format!("rgba({r},{g},{b},0.88)"));
+    ctx.fill_rect(x, y, w, h);
+    ctx.set_line_width(dpr);
+    ctx.set_stroke_style_str(&css_rgb(palette.muted));
+    ctx.stroke_rect(x, y, w, h);
+    for (i, (label, tone, swatch)) in entries.iter().enumerate() {
+        let cy = y + pad + row * (i as f64 + 0.5);
+        let (sx, ex) = (x + pad, x + pad + swatch_w);
+        let colour = tone.rgb(palette);
+        match swatch {
+            Swatch::Line { dashed } => {
+                let dash = dashed.then_some([5.0 * dpr, 3.0 * dpr]);
+                stroke_polyline(
+                    ctx,
+                    &[(sx as i32, cy as i32), (ex as i32, cy as i32)],
+                    colour,
+                    2.0 * dpr,
+                    dash,
+                );
+            }
+            Swatch::Rule => {
+                let mid = ((sx + ex) / 2.0) as i32;
+                stroke_polyline(
+                    ctx,
+                    &[
+                        (mid, (cy - 6.0 * dpr) as i32),
+                        (mid, (cy + 6.0 * dpr) as i32),
+                    ],
+                    colour,
+                    1.5 * dpr,
+                    Some([3.0 * dpr, 2.0 * dpr]),
+                );
+            }
+            Swatch::Box => {
+                ctx.set_fill_style_str(&css_rgb(colour));
+                ctx.fill_rect(sx + 5.0 * dpr, cy - 5.0 * dpr, 10.0 * dpr, 10.0 * dpr);
+            }
+        }
+        ctx.set_fill_style_str(&css_rgb(palette.fg));
+        fill_text(ctx, label, ex + pad, cy, "left", "middle");
+    }
+}
+
 /// Draws `spec` on `canvas` at the given CSS size.
-pub fn draw_chart(canvas: &HtmlCanvasElement, spec: &ChartSpec, css_w: f64, css_h: f64) -> Result<(), String> {
+pub fn draw_chart(
+    canvas: &HtmlCanvasElement,
+    spec: &ChartSpec,
+    palette: &Palette,
+    css_w: f64,
+    css_h: f64,
+) -> Result<(), String> {
     let dpr = fit_canvas(canvas, css_w, css_h);
     let px = |v: f64| (v * dpr).round() as u32;
-    let fg = rgb(canvas, Tone::Fg);
-    let muted = rgb(canvas, Tone::Muted);
-    let (br, bgc, bb) = css_color(canvas, "--c-bg", (255, 255, 255));
-    let bg = RGBColor(br, bgc, bb);
-    let (gr, gg, gb) = css_color(canvas, "--c-grid", (225, 225, 225));
-    let grid = RGBColor(gr, gg, gb);
+    let bg = RGBColor(palette.bg.0, palette.bg.1, palette.bg.2);
+    let muted = rgb(palette, Tone::Muted);
     let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
 
-    let backend = CanvasBackend::with_canvas_object(canvas.clone()).ok_or("this canvas cannot be drawn on")?;
+    let ctx = canvas
+        .get_context("2d")
+        .ok()
+        .flatten()
+        .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
+        .ok_or("this canvas cannot be drawn on")?;
+    let backend = CanvasBackend::with_canvas_object(canvas.clone())
+        .ok_or("this canvas cannot be drawn on")?;
     let root = backend.into_drawing_area();
     root.fill(&bg).map_err(|e| err(&e))?;
 
     let (xa, ya) = (&spec.x, &spec.y);
-    if xa.log && xa.min <= 0.0 || ya.log && ya.min <= 0.0 || !(xa.max > xa.min) || !(ya.max > ya.min) {
+    if xa.log && xa.min <= 0.0
+        || ya.log && ya.min <= 0.0
+        || !(xa.max > xa.min)
+        || !(ya.max > ya.min)
+    {
         return Err("axis range is empty or not positive on a log axis".into());
     }
     let (x0, x1) = (to_axis(xa, xa.min), to_axis(xa, xa.max));
     let (y0, y1) = (to_axis(ya, ya.min), to_axis(ya, ya.max));
-    let font = ("sans-serif", 12.0 * dpr).into_font().color(&fg);
 
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
         .x_label_area_size(px(40.0))
-        .y_label_area_size(px(58.0))
+        .y_label_area_size(px(62.0))
         .build_cartesian_2d(x0..x1, y0..y1)
         .map_err(|e| err(&e))?;
-    // Axes and their titles from plotters; ticks, labels and grid drawn here so that log
-    // axes get ticks at round values of the data (1, 10, 100…), not of its logarithm.
+    // The axis lines from plotters; ticks, labels, titles and grid drawn here, so that log
+    // axes get ticks at round values of the data (1, 10, 100…) and no text needs layout.
     chart
         .configure_mesh()
         .disable_mesh()
         .x_labels(0)
         .y_labels(0)
-        .x_desc(xa.label.as_str())
-        .y_desc(ya.label.as_str())
-        .axis_desc_style(font.clone())
         .axis_style(ShapeStyle::from(&muted).stroke_width(px(1.0)))
         .draw()
         .map_err(|e| err(&e))?;
-    let grid_style = ShapeStyle::from(&grid).stroke_width(px(1.0));
-    let tick = px(4.0) as i32;
+    let tick = 4.0 * dpr;
+    let (plot_left, plot_bottom) = {
+        let (l, b) = chart.backend_coord(&(x0, y0));
+        (l as f64, b as f64)
+    };
+    let (plot_right, plot_top) = {
+        let (r, t) = chart.backend_coord(&(x1, y1));
+        (r as f64, t as f64)
+    };
+    ctx.set_font(&format!("{}px sans-serif", (12.0 * dpr).round()));
     for v in ticks(xa) {
-        let t = to_axis(xa, v);
-        chart.draw_series(std::iter::once(PathElement::new(vec![(t, y0), (t, y1)], grid_style))).map_err(|e| err(&e))?;
-        let (bx, by) = chart.backend_coord(&(t, y0));
-        root.draw(&PathElement::new(vec![(bx, by), (bx, by + tick)], ShapeStyle::from(&muted).stroke_width(px(1.0))))
-            .map_err(|e| err(&e))?;
-        root.draw(&Text::new(tick_label(v), (bx, by + tick + 2), font.clone().pos(Pos::new(HPos::Center, VPos::Top))))
-            .map_err(|e| err(&e))?;
+        let (bx, _) = chart.backend_coord(&(to_axis(xa, v), y0));
+        let bx = bx as f64;
+        stroke_polyline(
+            &ctx,
+            &[
+                (bx as i32, plot_top as i32),
+                (bx as i32, plot_bottom as i32),
+            ],
+            palette.grid,
+            dpr,
+            None,
+        );
+        stroke_polyline(
+            &ctx,
+            &[
+                (bx as i32, plot_bottom as i32),
+                (bx as i32, (plot_bottom + tick) as i32),
+            ],
+            palette.muted,
+            dpr,
+            None,
+        );
+        ctx.set_fill_style_str(&css_rgb(palette.fg));
+        fill_text(
+            &ctx,
+            &tick_label(v),
+            bx,
+            plot_bottom + tick + 2.0 * dpr,
+            "center",
+            "top",
+        );
     }
     for v in ticks(ya) {
-        let t = to_axis(ya, v);
-        chart.draw_series(std::iter::once(PathElement::new(vec![(x0, t), (x1, t)], grid_style))).map_err(|e| err(&e))?;
-        let (bx, by) = chart.backend_coord(&(x0, t));
-        root.draw(&PathElement::new(vec![(bx - tick, by), (bx, by)], ShapeStyle::from(&muted).stroke_width(px(1.0))))
-            .map_err(|e| err(&e))?;
-        root.draw(&Text::new(tick_label(v), (bx - tick - 3, by), font.clone().pos(Pos::new(HPos::Right, VPos::Center))))
-            .map_err(|e| err(&e))?;
+        let (_, by) = chart.backend_coord(&(x0, to_axis(ya, v)));
+        let by = by as f64;
+        stroke_polyline(
+            &ctx,
+            &[
+                (plot_left as i32, by as i32),
+                (plot_right as i32, by as i32),
+            ],
+            palette.grid,
+            dpr,
+            None,
+        );
+        stroke_polyline(
+            &ctx,
+            &[
+                ((plot_left - tick) as i32, by as i32),
+                (plot_left as i32, by as i32),
+            ],
+            palette.muted,
+            dpr,
+            None,
+        );
+        ctx.set_fill_style_str(&css_rgb(palette.fg));
+        fill_text(
+            &ctx,
+            &tick_label(v),
+            plot_left - tick - 3.0 * dpr,
+            by,
+            "right",
+            "middle",
+        );
     }
+    ctx.set_fill_style_str(&css_rgb(palette.fg));
+    fill_text(
+        &ctx,
+        &xa.label,
+        (plot_left + plot_right) / 2.0,
+        canvas.height() as f64 - 4.0 * dpr,
+        "center",
+        "bottom",
+    );
+    ctx.save();
+    let _ = ctx.translate(4.0 * dpr, (plot_top + plot_bottom) / 2.0);
+    let _ = ctx.rotate(-std::f64::consts::FRAC_PI_2);
+    fill_text(&ctx, &ya.label, 0.0, 0.0, "center", "top");
+    ctx.restore();
 
     let clamp_y = |y: f64| y.clamp(y0, y1);
     let in_x = |x: f64| x >= x0 - 1e-9 && x <= x1 + 1e-9;
-    let mut any_label = false;
+    let mut legend: Vec<(String, Tone, Swatch)> = Vec::new();
     for mark in &spec.marks {
         match mark {
-            Mark::Line { label, points, tone, dashed, dots } => {
-                let color = rgb(canvas, *tone);
-                let style = ShapeStyle::from(&color).stroke_width(px(2.0));
+            Mark::Line {
+                label,
+                points,
+                tone,
+                dashed,
+                dots,
+            } => {
                 let pts: Vec<(f64, f64)> = points
                     .iter()
-                    .filter(|(x, y)| x.is_finite() && y.is_finite() && (!xa.log || *x > 0.0) && (!ya.log || *y > 0.0))
+                    .filter(|(x, y)| {
+                        x.is_finite()
+                            && y.is_finite()
+                            && (!xa.log || *x > 0.0)
+                            && (!ya.log || *y > 0.0)
+                    })
                     .map(|&(x, y)| (to_axis(xa, x), clamp_y(to_axis(ya, y))))
                     .filter(|(x, _)| in_x(*x))
                     .collect();
-                let legend_style = style;
-                let anno = if *dashed {
-                    chart
-                        .draw_series(DashedLineSeries::new(pts.clone(), px(6.0), px(4.0), style))
-                        .map_err(|e| err(&e))?
-                } else {
-                    chart.draw_series(LineSeries::new(pts.clone(), style)).map_err(|e| err(&e))?
-                };
-                if !label.is_empty() {
-                    any_label = true;
-                    anno.label(label.as_str()).legend(move |(x, y)| {
-                        PathElement::new(vec![(x, y), (x + 20, y)], legend_style)
-                    });
-                }
+                let pixels: Vec<(i32, i32)> = pts.iter().map(|p| chart.backend_coord(p)).collect();
+                let dash = dashed.then_some([6.0 * dpr, 4.0 * dpr]);
+                stroke_polyline(&ctx, &pixels, tone.rgb(palette), 2.0 * dpr, dash);
                 if *dots {
-                    chart
-                        .draw_series(pts.iter().map(|&p| Circle::new(p, px(3.0), color.filled())))
-                        .map_err(|e| err(&e))?;
+                    ctx.set_fill_style_str(&css_rgb(tone.rgb(palette)));
+                    for &(x, y) in &pixels {
+                        ctx.begin_path();
+                        let _ = ctx.arc(x as f64, y as f64, 3.0 * dpr, 0.0, std::f64::consts::TAU);
+                        ctx.fill();
+                    }
+                }
+                if !label.is_empty() {
+                    legend.push((label.clone(), *tone, Swatch::Line { dashed: *dashed }));
                 }
             }
-            Mark::Bars { label, bars, tone, width } => {
-                let color = rgb(canvas, *tone);
+            Mark::Bars {
+                label,
+                bars,
+                tone,
+                width,
+            } => {
+                let color = rgb(palette, *tone);
                 let base = y0.max(if ya.log { y0 } else { 0.0 });
                 let rects: Vec<Rectangle<(f64, f64)>> = bars
                     .iter()
                     .filter(|(x, y)| x.is_finite() && y.is_finite() && (!ya.log || *y > 0.0))
                     .map(|&(x, y)| {
                         let top = clamp_y(to_axis(ya, y));
-                        Rectangle::new([(x - width / 2.0, base), (x + width / 2.0, top)], color.filled())
+                        Rectangle::new(
+                            [(x - width / 2.0, base), (x + width / 2.0, top)],
+                            color.filled(),
+                        )
                     })
                     .collect();
-                let anno = chart.draw_series(rects).map_err(|e| err(&e))?;
+                chart.draw_series(rects).map_err(|e| err(&e))?;
                 if !label.is_empty() {
-                    any_label = true;
-                    anno.label(label.as_str())
-                        .legend(move |(x, y)| Rectangle::new([(x, y - 5), (x + 12, y + 5)], color.filled()));
+                    legend.push((label.clone(), *tone, Swatch::Box));
                 }
             }
             Mark::VRule { label, x, tone } => {
                 let xv = to_axis(xa, *x);
                 if xv.is_finite() && in_x(xv) {
-                    let color = rgb(canvas, *tone);
-                    let style = ShapeStyle::from(&color).stroke_width(px(1.5));
-                    let anno = chart
-                        .draw_series(DashedLineSeries::new(vec![(xv, y0), (xv, y1)], px(4.0), px(3.0), style))
-                        .map_err(|e| err(&e))?;
+                    let ends = [
+                        chart.backend_coord(&(xv, y0)),
+                        chart.backend_coord(&(xv, y1)),
+                    ];
+                    stroke_polyline(
+                        &ctx,
+                        &ends,
+                        tone.rgb(palette),
+                        1.5 * dpr,
+                        Some([4.0 * dpr, 3.0 * dpr]),
+                    );
                     if !label.is_empty() {
-                        any_label = true;
-                        anno.label(label.as_str())
-                            .legend(move |(x, y)| PathElement::new(vec![(x + 10, y - 6), (x + 10, y + 6)], style));
+                        legend.push((label.clone(), *tone, Swatch::Rule));
                     }
                 }
             }
             Mark::HRule { label, y, tone } => {
                 let yv = to_axis(ya, *y);
                 if yv.is_finite() && yv >= y0 && yv <= y1 {
-                    let color = rgb(canvas, *tone);
-                    let style = ShapeStyle::from(&color).stroke_width(px(1.5));
-                    let anno = chart
-                        .draw_series(DashedLineSeries::new(vec![(x0, yv), (x1, yv)], px(2.0), px(3.0), style))
-                        .map_err(|e| err(&e))?;
+                    let ends = [
+                        chart.backend_coord(&(x0, yv)),
+                        chart.backend_coord(&(x1, yv)),
+                    ];
+                    stroke_polyline(
+                        &ctx,
+                        &ends,
+                        tone.rgb(palette),
+                        1.5 * dpr,
+                        Some([2.0 * dpr, 3.0 * dpr]),
+                    );
                     if !label.is_empty() {
-                        any_label = true;
-                        anno.label(label.as_str())
-                            .legend(move |(x, y)| PathElement::new(vec![(x, y), (x + 20, y)], style));
+                        legend.push((label.clone(), *tone, Swatch::Line { dashed: true }));
                     }
                 }
             }
         }
     }
-    if any_label {
-        chart
-            .configure_series_labels()
-            .position(SeriesLabelPosition::UpperRight)
-            .margin(px(6.0))
-            .background_style(bg.mix(0.88))
-            .border_style(&muted)
-            .label_font(font)
-            .draw()
-            .map_err(|e| err(&e))?;
-    }
+    draw_legend(&ctx, &legend, palette, plot_right, plot_top, dpr);
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }
@@ -293,16 +520,21 @@ pub fn Chart(
     let wrapper = NodeRef::<Div>::new();
     let canvas_ref = NodeRef::<Canvas>::new();
     let width = use_element_width(wrapper, 480.0);
-    let theme = use_theme();
+    let palette = use_palette();
     let (problem, set_problem) = signal(None::<String>);
     Effect::new(move |_| {
-        theme.track();
+        let started = now_ms();
+        let colours = palette.get();
         let w = width.get().min(max_width).max(120.0);
         let h = (w * aspect).clamp(200.0, 360.0);
-        let Some(canvas) = canvas_ref.get() else { return };
-        let result = spec.with(|s| draw_chart(&canvas, s, w, h));
-        set_problem.set(result.err());
-        mark_drawn(&canvas);
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        let result = spec.with(|s| draw_chart(&canvas, s, &colours, w, h));
+        if problem.get_untracked() != result.as_ref().err().cloned() {
+            set_problem.set(result.err());
+        }
+        mark_drawn(&canvas, started);
     });
     view! {
         <div class="chart" node_ref=wrapper>
@@ -321,20 +553,34 @@ mod tests {
     use super::*;
 
     fn axis(min: f64, max: f64, log: bool) -> Axis {
-        Axis { label: String::new(), min, max, log }
+        Axis {
+            label: String::new(),
+            min,
+            max,
+            log,
+        }
     }
 
     #[test]
     fn linear_ticks_are_round_and_inside() {
-        assert_eq!(ticks(&axis(0.0, 1.0, false)), vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]);
+        assert_eq!(
+            ticks(&axis(0.0, 1.0, false)),
+            vec![0.0, 0.2, 0.4, 0.6000000000000001, 0.8, 1.0]
+        );
         let t = ticks(&axis(-0.3, 0.7, false));
         assert!(t.iter().all(|v| (-0.3..=0.7).contains(v)));
     }
 
     #[test]
     fn log_ticks_are_powers_of_ten() {
-        assert_eq!(ticks(&axis(1.0, 1024.0, true)), vec![1.0, 10.0, 100.0, 1000.0]);
-        assert_eq!(ticks(&axis(1.0, 20.0, true)), vec![1.0, 2.0, 5.0, 10.0, 20.0]);
+        assert_eq!(
+            ticks(&axis(1.0, 1024.0, true)),
+            vec![1.0, 10.0, 100.0, 1000.0]
+        );
+        assert_eq!(
+            ticks(&axis(1.0, 20.0, true)),
+            vec![1.0, 2.0, 5.0, 10.0, 20.0]
+        );
     }
 
     #[test]

@@ -9,11 +9,12 @@
 pub struct Rgb(pub u8, pub u8, pub u8);
 
 const RDBU: [u32; 11] = [
-    0x053061, 0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 0xf4a582, 0xd6604d, 0xb2182b, 0x67001f,
+    0x053061, 0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 0xf4a582, 0xd6604d,
+    0xb2182b, 0x67001f,
 ];
 const VIRIDIS: [u32; 16] = [
-    0x440154, 0x481a6c, 0x472f7d, 0x414487, 0x39568c, 0x31688e, 0x2a788e, 0x23888e, 0x1f988b, 0x22a884, 0x35b779,
-    0x54c568, 0x7ad151, 0xa5db36, 0xd2e21b, 0xfde725,
+    0x440154, 0x481a6c, 0x472f7d, 0x414487, 0x39568c, 0x31688e, 0x2a788e, 0x23888e, 0x1f988b,
+    0x22a884, 0x35b779, 0x54c568, 0x7ad151, 0xa5db36, 0xd2e21b, 0xfde725,
 ];
 
 /// Which colour map a heatmap uses.
@@ -34,11 +35,19 @@ pub struct ColorScale {
 }
 
 fn hex(c: u32) -> [f64; 3] {
-    [((c >> 16) & 0xff) as f64, ((c >> 8) & 0xff) as f64, (c & 0xff) as f64]
+    [
+        ((c >> 16) & 0xff) as f64,
+        ((c >> 8) & 0xff) as f64,
+        (c & 0xff) as f64,
+    ]
 }
 
 fn interpolate(anchors: &[u32], t: f64) -> Rgb {
-    let t = if t.is_finite() { t.clamp(0.0, 1.0) } else { 0.5 };
+    let t = if t.is_finite() {
+        t.clamp(0.0, 1.0)
+    } else {
+        0.5
+    };
     let pos = t * (anchors.len() - 1) as f64;
     let lo = (pos.floor() as usize).min(anchors.len() - 2);
     let frac = pos - lo as f64;
@@ -87,7 +96,11 @@ mod tests {
 
     #[test]
     fn diverging_zero_is_the_neutral_middle() {
-        let s = ColorScale { map: ColorMap::Diverging, min: -0.25, max: 0.25 };
+        let s = ColorScale {
+            map: ColorMap::Diverging,
+            min: -0.25,
+            max: 0.25,
+        };
         assert_eq!(s.color(0.0), Rgb(0xf7, 0xf7, 0xf7));
         assert_eq!(s.color(-0.25), Rgb(0x05, 0x30, 0x61));
         assert_eq!(s.color(0.25), Rgb(0x67, 0x00, 0x1f));
@@ -95,7 +108,11 @@ mod tests {
 
     #[test]
     fn out_of_range_and_nan_values_are_clamped_not_garbage() {
-        let s = ColorScale { map: ColorMap::Sequential, min: 0.0, max: 1.0 };
+        let s = ColorScale {
+            map: ColorMap::Sequential,
+            min: 0.0,
+            max: 1.0,
+        };
         assert_eq!(s.color(7.0), Rgb(0xfd, 0xe7, 0x25));
         assert_eq!(s.color(-7.0), Rgb(0x44, 0x01, 0x54));
         assert_eq!(s.position(f64::NAN), 0.5);
@@ -103,7 +120,11 @@ mod tests {
 
     #[test]
     fn rgba_buffer_has_four_opaque_bytes_per_value() {
-        let s = ColorScale { map: ColorMap::Diverging, min: -1.0, max: 1.0 };
+        let s = ColorScale {
+            map: ColorMap::Diverging,
+            min: -1.0,
+            max: 1.0,
+        };
         let buf = rgba_buffer(&[-1.0, 0.0, 1.0], &s);
         assert_eq!(buf.len(), 12);
         assert!(buf.chunks(4).all(|px| px[3] == 255));
@@ -111,7 +132,11 @@ mod tests {
 
     #[test]
     fn sequential_map_gets_lighter_monotonically() {
-        let s = ColorScale { map: ColorMap::Sequential, min: 0.0, max: 1.0 };
+        let s = ColorScale {
+            map: ColorMap::Sequential,
+            min: 0.0,
+            max: 1.0,
+        };
         let luma = |c: Rgb| 0.2126 * c.0 as f64 + 0.7152 * c.1 as f64 + 0.0722 * c.2 as f64;
         let l: Vec<f64> = (0..=20).map(|i| luma(s.color(i as f64 / 20.0))).collect();
         assert!(l.windows(2).all(|w| w[1] >= w[0] - 1.0), "{l:?}");

@@ -16,7 +16,12 @@ pub enum Scale {
     Linear { min: f64, max: f64, step: f64 },
     /// value = 10^(position/per_decade), rounded to `digits` significant digits and
     /// clamped to min…max. The grid is anchored at 1, so round values (1, 10) are on it.
-    Log { min: f64, max: f64, per_decade: u32, digits: i32 },
+    Log {
+        min: f64,
+        max: f64,
+        per_decade: u32,
+        digits: i32,
+    },
     /// value = 2^position.
     Pow2 { min_exp: u32, max_exp: u32 },
 }
@@ -26,7 +31,12 @@ impl Scale {
     pub fn input_range(&self) -> (f64, f64, f64) {
         match *self {
             Scale::Linear { min, max, step } => (min, max, step),
-            Scale::Log { min, max, per_decade, .. } => {
+            Scale::Log {
+                min,
+                max,
+                per_decade,
+                ..
+            } => {
                 let pd = per_decade as f64;
                 ((min.log10() * pd).floor(), (max.log10() * pd).ceil(), 1.0)
             }
@@ -37,10 +47,19 @@ impl Scale {
     /// The value at slider position `pos` (clamped to the range).
     pub fn from_position(&self, pos: f64) -> f64 {
         let (lo, hi, _) = self.input_range();
-        let pos = if pos.is_finite() { pos.clamp(lo, hi) } else { lo };
+        let pos = if pos.is_finite() {
+            pos.clamp(lo, hi)
+        } else {
+            lo
+        };
         match *self {
             Scale::Linear { .. } => pos,
-            Scale::Log { min, max, per_decade, digits } => {
+            Scale::Log {
+                min,
+                max,
+                per_decade,
+                digits,
+            } => {
                 let v = 10f64.powf(pos / per_decade as f64);
                 round_significant(v, digits).clamp(min, max)
             }
@@ -53,7 +72,12 @@ impl Scale {
         let (lo, hi, _) = self.input_range();
         let pos = match *self {
             Scale::Linear { .. } => value,
-            Scale::Log { min, max, per_decade, .. } => {
+            Scale::Log {
+                min,
+                max,
+                per_decade,
+                ..
+            } => {
                 if value <= min {
                     lo
                 } else if value >= max {
@@ -242,7 +266,10 @@ mod tests {
 
     #[test]
     fn pow2_scale_round_trips_every_position() {
-        let s = Scale::Pow2 { min_exp: 0, max_exp: 10 };
+        let s = Scale::Pow2 {
+            min_exp: 0,
+            max_exp: 10,
+        };
         for e in 0..=10 {
             let v = s.from_position(e as f64);
             assert_eq!(v, (1u32 << e) as f64);
@@ -252,7 +279,12 @@ mod tests {
 
     #[test]
     fn log_scale_hits_its_ends_and_one() {
-        let s = Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 };
+        let s = Scale::Log {
+            min: 0.05,
+            max: 50.0,
+            per_decade: 100,
+            digits: 3,
+        };
         let (lo, hi, _) = s.input_range();
         assert_eq!(s.from_position(lo), 0.05);
         assert_eq!(s.from_position(hi), 50.0);
@@ -262,7 +294,12 @@ mod tests {
 
     #[test]
     fn log_scale_positions_are_stable_under_round_trip() {
-        let s = Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 };
+        let s = Scale::Log {
+            min: 0.05,
+            max: 50.0,
+            per_decade: 100,
+            digits: 3,
+        };
         let (lo, hi, _) = s.input_range();
         for pos in (lo as i64)..=(hi as i64) {
             let v = s.from_position(pos as f64);
@@ -272,7 +309,11 @@ mod tests {
 
     #[test]
     fn positions_are_clamped_and_nan_safe() {
-        let s = Scale::Linear { min: 2.0, max: 64.0, step: 1.0 };
+        let s = Scale::Linear {
+            min: 2.0,
+            max: 64.0,
+            step: 1.0,
+        };
         assert_eq!(s.from_position(500.0), 64.0);
         assert_eq!(s.from_position(f64::NAN), 2.0);
         assert_eq!(s.to_position(f64::INFINITY), 2.0);

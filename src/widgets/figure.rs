@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlAnchorElement, HtmlCanvasElement, HtmlElement};
 
-use super::hooks::{css_color, device_pixel_ratio};
+use super::hooks::{css_rgb, device_pixel_ratio, Palette};
 use crate::app::{page_base_url, use_url_state};
 
 /// Which text the share box shows.
@@ -21,7 +21,10 @@ enum Shared {
 pub fn embed_snippet(base: &str, figure: &str, title: &str, query: &str, height: u32) -> String {
     let sep = if query.is_empty() { "" } else { "&" };
     let src = format!("{base}?embed={figure}{sep}{query}").replace('&', "&amp;");
-    let title = title.replace('&', "&amp;").replace('"', "&quot;").replace('<', "&lt;");
+    let title = title
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;");
     format!(
         "<iframe src=\"{src}\" title=\"{title} (handwave)\" loading=\"lazy\" width=\"100%\" height=\"{height}\" style=\"width:100%;border:0\"></iframe>"
     )
@@ -37,7 +40,11 @@ pub fn figure_link(base: &str, figure: &str, query: &str) -> String {
 }
 
 fn download(href: &str, filename: &str) -> Option<()> {
-    let a = document().create_element("a").ok()?.dyn_into::<HtmlAnchorElement>().ok()?;
+    let a = document()
+        .create_element("a")
+        .ok()?
+        .dyn_into::<HtmlAnchorElement>()
+        .ok()?;
     a.set_href(href);
     a.set_download(filename);
     document().body()?.append_child(&a).ok()?;
@@ -63,26 +70,47 @@ fn export_png(root: &HtmlElement, id: &str, title: &str) -> Option<()> {
     let canvases = root.query_selector_all("canvas").ok()?;
     let title_h = 28.0;
     let (w, h) = (frame.width(), frame.height() + title_h);
-    let out = document().create_element("canvas").ok()?.dyn_into::<HtmlCanvasElement>().ok()?;
+    let out = document()
+        .create_element("canvas")
+        .ok()?
+        .dyn_into::<HtmlCanvasElement>()
+        .ok()?;
     out.set_width((w * dpr) as u32);
     out.set_height((h * dpr) as u32);
-    let ctx = out.get_context("2d").ok()??.dyn_into::<web_sys::CanvasRenderingContext2d>().ok()?;
-    let (br, bg, bb) = css_color(root, "--c-bg", (255, 255, 255));
-    let (fr, fg, fb) = css_color(root, "--c-fg", (20, 20, 20));
-    ctx.set_fill_style_str(&format!("rgb({br},{bg},{bb})"));
+    let ctx = out
+        .get_context("2d")
+        .ok()??
+        .dyn_into::<web_sys::CanvasRenderingContext2d>()
+        .ok()?;
+    let palette = Palette::read();
+    ctx.set_fill_style_str(&css_rgb(palette.bg));
     ctx.fill_rect(0.0, 0.0, w * dpr, h * dpr);
-    ctx.set_fill_style_str(&format!("rgb({fr},{fg},{fb})"));
+    ctx.set_fill_style_str(&css_rgb(palette.fg));
     ctx.set_font(&format!("bold {}px sans-serif", 16.0 * dpr));
     let _ = ctx.fill_text(title, 8.0 * dpr, 20.0 * dpr);
     for i in 0..canvases.length() {
-        let Some(c) = canvases.item(i).and_then(|n| n.dyn_into::<HtmlCanvasElement>().ok()) else { continue };
+        let Some(c) = canvases
+            .item(i)
+            .and_then(|n| n.dyn_into::<HtmlCanvasElement>().ok())
+        else {
+            continue;
+        };
         let r = c.get_bounding_client_rect();
         if r.width() <= 0.0 || c.width() == 0 {
             continue;
         }
-        let (x, y) = ((r.left() - frame.left()) * dpr, (r.top() - frame.top() + title_h) * dpr);
+        let (x, y) = (
+            (r.left() - frame.left()) * dpr,
+            (r.top() - frame.top() + title_h) * dpr,
+        );
         ctx.set_image_smoothing_enabled(false);
-        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(&c, x, y, r.width() * dpr, r.height() * dpr);
+        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
+            &c,
+            x,
+            y,
+            r.width() * dpr,
+            r.height() * dpr,
+        );
     }
     let url = out.to_data_url_with_type("image/png").ok()?;
     download(&url, &format!("handwave-{id}.png"))
@@ -130,12 +158,21 @@ pub fn Figure(
         download_text(&csv.run(()), &format!("handwave-{id}.csv"), "text/csv");
     };
     let on_link = move |_| {
-        let link = figure_link(&page_base_url(), id, &state.params.with_untracked(|p| p.to_query(None)));
+        let link = figure_link(
+            &page_base_url(),
+            id,
+            &state.params.with_untracked(|p| p.to_query(None)),
+        );
         copy_to_clipboard(&link);
         set_shared.set(Some(Shared::Link(link)));
     };
     let on_embed = move |_| {
-        let height = root.get_untracked().map(|el| el.offset_height()).unwrap_or(600).max(200) as u32 + 16;
+        let height = root
+            .get_untracked()
+            .map(|el| el.offset_height())
+            .unwrap_or(600)
+            .max(200) as u32
+            + 16;
         let query = state.params.with_untracked(|p| p.to_query(Some(id)));
         let snippet = embed_snippet(&page_base_url(), id, title, &query, height);
         copy_to_clipboard(&snippet);
@@ -191,7 +228,13 @@ mod tests {
 
     #[test]
     fn embed_snippet_has_title_lazy_loading_and_full_width() {
-        let s = embed_snippet("https://x.org/c/", "jacobian", "The Jacobian", "n=12&dk=8", 640);
+        let s = embed_snippet(
+            "https://x.org/c/",
+            "jacobian",
+            "The Jacobian",
+            "n=12&dk=8",
+            640,
+        );
         assert!(s.starts_with("<iframe src=\"https://x.org/c/?embed=jacobian&amp;n=12&amp;dk=8\""));
         assert!(s.contains("title=\"The Jacobian (handwave)\""));
         assert!(s.contains("loading=\"lazy\""));
@@ -200,7 +243,13 @@ mod tests {
 
     #[test]
     fn links_carry_the_state_and_the_anchor() {
-        assert_eq!(figure_link("https://x.org/", "jacobian", ""), "https://x.org/#jacobian");
-        assert_eq!(figure_link("https://x.org/", "jacobian", "n=3"), "https://x.org/?n=3#jacobian");
+        assert_eq!(
+            figure_link("https://x.org/", "jacobian", ""),
+            "https://x.org/#jacobian"
+        );
+        assert_eq!(
+            figure_link("https://x.org/", "jacobian", "n=3"),
+            "https://x.org/?n=3#jacobian"
+        );
     }
 }

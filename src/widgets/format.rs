@@ -7,7 +7,11 @@ pub fn format_number(x: f64, sig: usize) -> String {
         return "undefined".into();
     }
     if x.is_infinite() {
-        return if x > 0.0 { "overflow (∞)".into() } else { "overflow (−∞)".into() };
+        return if x > 0.0 {
+            "overflow (∞)".into()
+        } else {
+            "overflow (−∞)".into()
+        };
     }
     if x == 0.0 {
         return "0".into();

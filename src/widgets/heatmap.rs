@@ -10,8 +10,8 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
 use super::colormap::{rgba_buffer, ColorScale};
 use super::format::tick_label;
-use super::hooks::{css_color, fit_canvas, mark_drawn, use_element_width};
-use crate::app::use_theme;
+use super::hooks::{css_rgb, fit_canvas, mark_drawn, now_ms, use_element_width, Palette};
+use crate::app::use_palette;
 
 /// A row-major matrix for drawing.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -24,23 +24,35 @@ pub struct Grid {
 impl Grid {
     /// The value at (row, col), if inside.
     pub fn get(&self, row: usize, col: usize) -> Option<f64> {
-        (row < self.rows && col < self.cols).then(|| self.values.get(row * self.cols + col).copied()).flatten()
+        (row < self.rows && col < self.cols)
+            .then(|| self.values.get(row * self.cols + col).copied())
+            .flatten()
     }
 
     /// From a nalgebra matrix.
     pub fn from_matrix(m: &nalgebra::DMatrix<f64>) -> Self {
         let (rows, cols) = m.shape();
-        let values = (0..rows).flat_map(|i| (0..cols).map(move |j| (i, j))).map(|(i, j)| m[(i, j)]).collect();
+        let values = (0..rows)
+            .flat_map(|i| (0..cols).map(move |j| (i, j)))
+            .map(|(i, j)| m[(i, j)])
+            .collect();
         Grid { rows, cols, values }
     }
 }
 
 /// Moves a focused cell by a key press; returns the new cell, or None for other keys.
-pub fn move_focus(key: &str, cell: Option<(usize, usize)>, rows: usize, cols: usize) -> Option<(usize, usize)> {
+pub fn move_focus(
+    key: &str,
+    cell: Option<(usize, usize)>,
+    rows: usize,
+    cols: usize,
+) -> Option<(usize, usize)> {
     if rows == 0 || cols == 0 {
         return None;
     }
-    let (r, c) = cell.map(|(r, c)| (r.min(rows - 1), c.min(cols - 1))).unwrap_or((0, 0));
+    let (r, c) = cell
+        .map(|(r, c)| (r.min(rows - 1), c.min(cols - 1)))
+        .unwrap_or((0, 0));
     let moved = match key {
         "ArrowUp" => (r.saturating_sub(1), c),
         "ArrowDown" => ((r + 1).min(rows - 1), c),
@@ -56,7 +68,12 @@ pub fn move_focus(key: &str, cell: Option<(usize, usize)>, rows: usize, cols: us
 }
 
 fn context_2d(canvas: &HtmlCanvasElement) -> Option<CanvasRenderingContext2d> {
-    canvas.get_context("2d").ok().flatten()?.dyn_into::<CanvasRenderingContext2d>().ok()
+    canvas
+        .get_context("2d")
+        .ok()
+        .flatten()?
+        .dyn_into::<CanvasRenderingContext2d>()
+        .ok()
 }
 
 fn paint_offscreen(offscreen: &HtmlCanvasElement, grid: &Grid, scale: &ColorScale) -> Option<()> {
@@ -66,28 +83,39 @@ fn paint_offscreen(offscreen: &HtmlCanvasElement, grid: &Grid, scale: &ColorScal
     offscreen.set_width(grid.cols as u32);
     offscreen.set_height(grid.rows as u32);
     let buf = rgba_buffer(&grid.values, scale);
-    let image = ImageData::new_with_u8_clamped_array_and_sh(Clamped(&buf[..]), grid.cols as u32, grid.rows as u32).ok()?;
+    let image = ImageData::new_with_u8_clamped_array_and_sh(
+        Clamped(&buf[..]),
+        grid.cols as u32,
+        grid.rows as u32,
+    )
+    .ok()?;
     context_2d(offscreen)?.put_image_data(&image, 0.0, 0.0).ok()
 }
 
-fn composite(canvas: &HtmlCanvasElement, offscreen: &HtmlCanvasElement, grid: &Grid, css_w: f64, focus: Option<(usize, usize)>) -> Option<()> {
+fn composite(
+    canvas: &HtmlCanvasElement,
+    offscreen: &HtmlCanvasElement,
+    grid: &Grid,
+    css_w: f64,
+    focus: Option<(usize, usize)>,
+    palette: &Palette,
+) -> Option<()> {
     let css_h = css_w * grid.rows as f64 / grid.cols.max(1) as f64;
     let dpr = fit_canvas(canvas, css_w, css_h);
     let ctx = context_2d(canvas)?;
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_image_smoothing_enabled(false);
     ctx.clear_rect(0.0, 0.0, w, h);
-    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(offscreen, 0.0, 0.0, w, h).ok()?;
+    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(offscreen, 0.0, 0.0, w, h)
+        .ok()?;
     if let Some((r, c)) = focus {
         let (cw, ch) = (w / grid.cols as f64, h / grid.rows as f64);
-        let (fr, fg, fb) = css_color(canvas, "--c-fg", (20, 20, 20));
-        let (br, bg, bb) = css_color(canvas, "--c-bg", (255, 255, 255));
         let line = (2.0 * dpr).max(1.0);
         ctx.set_line_width(line * 2.0);
-        ctx.set_stroke_style_str(&format!("rgb({br},{bg},{bb})"));
+        ctx.set_stroke_style_str(&css_rgb(palette.bg));
         ctx.stroke_rect(c as f64 * cw, r as f64 * ch, cw, ch);
         ctx.set_line_width(line);
-        ctx.set_stroke_style_str(&format!("rgb({fr},{fg},{fb})"));
+        ctx.set_stroke_style_str(&css_rgb(palette.fg));
         ctx.stroke_rect(c as f64 * cw, r as f64 * ch, cw, ch);
     }
     Some(())
@@ -114,27 +142,44 @@ pub fn Heatmap(
     let width = use_element_width(wrapper, max_width);
     let (focus, set_focus) = signal(None::<(usize, usize)>);
     let offscreen = StoredValue::new_local(
-        document().create_element("canvas").ok().and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok()),
+        document()
+            .create_element("canvas")
+            .ok()
+            .and_then(|e| e.dyn_into::<HtmlCanvasElement>().ok()),
     );
-    let (painted, set_painted) = signal(0u64);
-    let theme = use_theme();
-
-    // The matrix changed: recolour the offscreen image (once per change, not per hover).
-    Effect::new(move |_| {
-        grid.with(|g| offscreen.with_value(|off| off.as_ref().map(|off| paint_offscreen(off, g, &scale))));
-        set_painted.update(|v| *v += 1);
-    });
-    // Size, focus, theme or image changed: scale the image onto the visible canvas.
-    Effect::new(move |_| {
-        painted.track();
-        theme.track();
-        let css_w = width.get().min(max_width).max(40.0);
-        let cell = focus.get();
-        let Some(canvas) = canvas_ref.get() else { return };
-        grid.with_untracked(|g| {
-            offscreen.with_value(|off| off.as_ref().map(|off| composite(&canvas, off, g, css_w, cell)))
+    let palette = use_palette();
+    let draw = move |canvas: &HtmlCanvasElement, g: &Grid, repaint: bool| {
+        let started = now_ms();
+        let css_w = width.get_untracked().min(max_width).max(40.0);
+        let colours = palette.get_untracked();
+        offscreen.with_value(|off| {
+            if let Some(off) = off {
+                if repaint {
+                    paint_offscreen(off, g, &scale);
+                }
+                composite(canvas, off, g, css_w, focus.get_untracked(), &colours);
+            }
         });
-        mark_drawn(&canvas);
+        mark_drawn(canvas, started);
+    };
+    // The matrix changed: recolour the offscreen image and put it on screen, in one go.
+    Effect::new(move |_| {
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        grid.with(|g| draw(&canvas, g, true));
+    });
+    // Size, focus or theme changed: only scale the existing image onto the canvas.
+    Effect::new(move |first: Option<()>| {
+        width.track();
+        focus.track();
+        palette.track();
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
+        if first.is_some() {
+            grid.with_untracked(|g| draw(&canvas, g, false));
+        }
     });
 
     let cell_at = move |x: f64, y: f64| -> Option<(usize, usize)> {
@@ -192,10 +237,18 @@ pub fn Heatmap(
 pub fn ColorBar(scale: ColorScale, label: &'static str) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     Effect::new(move |_| {
-        let Some(canvas) = canvas_ref.get() else { return };
+        let Some(canvas) = canvas_ref.get() else {
+            return;
+        };
         let steps = 256usize;
-        let values: Vec<f64> = (0..steps).map(|i| scale.min + (scale.max - scale.min) * i as f64 / (steps - 1) as f64).collect();
-        let grid = Grid { rows: 1, cols: steps, values };
+        let values: Vec<f64> = (0..steps)
+            .map(|i| scale.min + (scale.max - scale.min) * i as f64 / (steps - 1) as f64)
+            .collect();
+        let grid = Grid {
+            rows: 1,
+            cols: steps,
+            values,
+        };
         paint_offscreen(&canvas, &grid, &scale);
     });
     let mid = (scale.min + scale.max) / 2.0;

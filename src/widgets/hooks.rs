@@ -16,7 +16,9 @@ where
     let (width, set_width) = signal(initial);
     Effect::new(move |_| {
         let Some(el) = node.get() else { return };
-        let Ok(el) = el.dyn_into::<web_sys::Element>() else { return };
+        let Ok(el) = el.dyn_into::<web_sys::Element>() else {
+            return;
+        };
         let measured = el.get_bounding_client_rect().width();
         if measured > 0.0 {
             set_width.set(measured);
@@ -47,45 +49,126 @@ pub fn device_pixel_ratio() -> f64 {
 /// so drawing stays crisp. Returns the ratio used.
 pub fn fit_canvas(canvas: &HtmlCanvasElement, css_width: f64, css_height: f64) -> f64 {
     let dpr = device_pixel_ratio();
-    let (w, h) = ((css_width * dpr).round().max(1.0) as u32, (css_height * dpr).round().max(1.0) as u32);
-    if canvas.width() != w {
+    let (w, h) = (
+        (css_width * dpr).round().max(1.0) as u32,
+        (css_height * dpr).round().max(1.0) as u32,
+    );
+    // Touch the canvas only when its size changes: a style write invalidates layout, and
+    // setting width/height clears the backing store.
+    if canvas.width() != w || canvas.height() != h {
         canvas.set_width(w);
-    }
-    if canvas.height() != h {
         canvas.set_height(h);
+        let style = web_sys::HtmlElement::style(canvas);
+        let _ = style.set_property("width", &format!("{css_width}px"));
+        let _ = style.set_property("height", &format!("{css_height}px"));
     }
-    let style = web_sys::HtmlElement::style(canvas);
-    let _ = style.set_property("width", &format!("{css_width}px"));
-    let _ = style.set_property("height", &format!("{css_height}px"));
     dpr
 }
 
 /// Reads a CSS custom property (e.g. `--c-fg`) as an RGB triple; `fallback` if absent.
 pub fn css_color(element: &web_sys::Element, name: &str, fallback: (u8, u8, u8)) -> (u8, u8, u8) {
-    let Ok(Some(style)) = window().get_computed_style(element) else { return fallback };
-    let Ok(value) = style.get_property_value(name) else { return fallback };
+    let Ok(Some(style)) = window().get_computed_style(element) else {
+        return fallback;
+    };
+    let Ok(value) = style.get_property_value(name) else {
+        return fallback;
+    };
     parse_hex_color(value.trim()).unwrap_or(fallback)
 }
 
 /// Parses `#rgb` or `#rrggbb`.
 pub fn parse_hex_color(text: &str) -> Option<(u8, u8, u8)> {
     let hex = text.strip_prefix('#')?;
-    let digits: Vec<u8> = hex.chars().map(|c| c.to_digit(16).map(|d| d as u8)).collect::<Option<_>>()?;
+    let digits: Vec<u8> = hex
+        .chars()
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect::<Option<_>>()?;
     match digits.len() {
         3 => Some((digits[0] * 17, digits[1] * 17, digits[2] * 17)),
-        6 => Some((digits[0] * 16 + digits[1], digits[2] * 16 + digits[3], digits[4] * 16 + digits[5])),
+        6 => Some((
+            digits[0] * 16 + digits[1],
+            digits[2] * 16 + digits[3],
+            digits[4] * 16 + digits[5],
+        )),
         _ => None,
     }
 }
 
-/// Records that a canvas finished drawing: bumps its `data-draws` counter and stores the
-/// time in `data-drawn-at` (ms since navigation). Benchmarks and tests read these.
-pub fn mark_drawn(canvas: &HtmlElement) {
-    let count = canvas.get_attribute("data-draws").and_then(|c| c.parse::<u64>().ok()).unwrap_or(0) + 1;
+/// Milliseconds since navigation (0 where there is no Performance API).
+pub fn now_ms() -> f64 {
+    window().performance().map(|p| p.now()).unwrap_or(0.0)
+}
+
+/// Records that a canvas finished drawing, having started at `started_ms`: bumps its
+/// `data-draws` counter, stores the time in `data-drawn-at` and the drawing's own cost in
+/// `data-draw-ms`. Benchmarks and tests read these.
+pub fn mark_drawn(canvas: &HtmlElement, started_ms: f64) {
+    let count = canvas
+        .get_attribute("data-draws")
+        .and_then(|c| c.parse::<u64>().ok())
+        .unwrap_or(0)
+        + 1;
     let _ = canvas.set_attribute("data-draws", &count.to_string());
-    if let Some(perf) = window().performance() {
-        let _ = canvas.set_attribute("data-drawn-at", &format!("{:.3}", perf.now()));
+    let now = now_ms();
+    let _ = canvas.set_attribute("data-drawn-at", &format!("{now:.3}"));
+    let _ = canvas.set_attribute("data-draw-ms", &format!("{:.3}", now - started_ms));
+}
+
+/// The theme's colours, read once per theme change from the CSS custom properties on
+/// `<html>` (reading computed style inside a draw would force a style recalculation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Palette {
+    pub bg: (u8, u8, u8),
+    pub fg: (u8, u8, u8),
+    pub muted: (u8, u8, u8),
+    pub grid: (u8, u8, u8),
+    pub coral: (u8, u8, u8),
+    pub blue: (u8, u8, u8),
+    pub green: (u8, u8, u8),
+    pub purple: (u8, u8, u8),
+    pub gold: (u8, u8, u8),
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Palette {
+            bg: (255, 255, 255),
+            fg: (29, 29, 31),
+            muted: (95, 99, 104),
+            grid: (227, 225, 220),
+            coral: (217, 84, 63),
+            blue: (42, 111, 191),
+            green: (46, 139, 87),
+            purple: (123, 79, 184),
+            gold: (183, 134, 11),
+        }
     }
+}
+
+impl Palette {
+    /// Reads the palette from the document's root element.
+    pub fn read() -> Self {
+        let d = Palette::default();
+        let Some(root) = document().document_element() else {
+            return d;
+        };
+        Palette {
+            bg: css_color(&root, "--c-surface", d.bg),
+            fg: css_color(&root, "--c-fg", d.fg),
+            muted: css_color(&root, "--c-muted", d.muted),
+            grid: css_color(&root, "--c-grid", d.grid),
+            coral: css_color(&root, "--c-coral", d.coral),
+            blue: css_color(&root, "--c-blue", d.blue),
+            green: css_color(&root, "--c-green", d.green),
+            purple: css_color(&root, "--c-purple", d.purple),
+            gold: css_color(&root, "--c-gold", d.gold),
+        }
+    }
+}
+
+/// CSS `rgb()` text of a colour.
+pub fn css_rgb((r, g, b): (u8, u8, u8)) -> String {
+    format!("rgb({r},{g},{b})")
 }
 
 #[cfg(test)]

@@ -1,0 +1,78 @@
+// Benchmark (not a test): first-load bytes and control → redraw times in headless Chromium,
+// against dist/ served under a sub-path. Prints a Markdown table.
+// Usage: node scripts/bench.mjs [changes per control, default 200]
+import { gzipSync } from 'node:zlib';
+import { launch, settle } from '../tests/e2e/harness.mjs';
+
+const CHANGES = Number(process.argv[2] ?? 200);
+
+// For each figure, the controls to move, the slider positions to alternate between, and
+// the query string of the heaviest setting to measure as well.
+const CASES = [
+  { figure: 'jacobian', control: 'alpha', positions: [-30, 30], query: '' },
+  { figure: 'jacobian', control: 'n', positions: [7, 9], query: '' },
+  { figure: 'jacobian', control: 'alpha', positions: [-30, 30], query: '?n=64&dk=1024', label: 'heaviest (n = 64, d_k = 1024)' },
+  { figure: 'jacobian-vs-dk', control: 'alpha', positions: [-30, 30], query: '' },
+  { figure: 'jacobian-vs-dk', control: 'n', positions: [7, 9], query: '' },
+  { figure: 'jacobian-vs-dk', control: 'n', positions: [63, 64], query: '?n=64&dk=1024', label: 'heaviest (n = 64)' },
+];
+
+function quantile(xs, q) {
+  const s = [...xs].sort((a, b) => a - b);
+  return s[Math.min(s.length - 1, Math.floor(q * s.length))];
+}
+
+const env = await launch();
+const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+const page = await context.newPage();
+
+// First load: every response until every figure has drawn and fonts are ready.
+const responses = [];
+page.on('response', async (r) => {
+  try { responses.push({ url: r.url(), body: await r.body() }); } catch { /* redirects have no body */ }
+});
+const t0 = Date.now();
+await page.goto(env.site.url);
+await page.waitForFunction(() => [...document.querySelectorAll('[data-figure]')].every((f) => [...f.querySelectorAll('canvas[data-canvas]')].every((c) => c.dataset.draws)));
+const firstFigureMs = await page.evaluate(() => Math.min(...[...document.querySelectorAll('canvas[data-drawn-at]')].map((c) => parseFloat(c.dataset.drawnAt))));
+await page.evaluate(() => document.fonts.ready);
+await settle(page);
+const wallMs = Date.now() - t0;
+const raw = responses.reduce((a, r) => a + r.body.length, 0);
+const gz = responses.reduce((a, r) => a + gzipSync(r.body, { level: 9 }).length, 0);
+const kb = (x) => (x / 1024).toFixed(1);
+console.log('## First load\n');
+console.log('| file | raw KiB | gzip KiB |\n|---|---:|---:|');
+for (const r of responses) console.log(`| ${r.url.replace(env.site.url, '')} | ${kb(r.body.length)} | ${kb(gzipSync(r.body, { level: 9 }).length)} |`);
+console.log(`| **total (${responses.length} files)** | **${kb(raw)}** | **${kb(gz)}** |\n`);
+console.log(`Navigation → first figure drawn: ${firstFigureMs.toFixed(0)} ms (all figures and fonts: ${wallMs} ms wall).\n`);
+
+console.log(`## Control → redraw (${CHANGES} changes each; time from the input event to the last canvas of the figure redrawn)\n`);
+console.log('| figure | control | setting | p50 ms | p95 ms | max ms | longest task ms |\n|---|---|---|---:|---:|---:|---:|');
+for (const c of CASES) {
+  await page.goto(env.site.url + c.query);
+  await page.waitForSelector(`[data-figure="${c.figure}"] canvas[data-draws]`);
+  await settle(page);
+  const result = await page.evaluate(async ({ figure, control, positions, changes }) => {
+    let longest = 0;
+    const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longest = Math.max(longest, e.duration); });
+    try { obs.observe({ type: 'longtask', buffered: false }); } catch { /* unsupported */ }
+    const input = document.querySelector(`[data-control="${control}"]`);
+    const canvases = [...document.querySelectorAll(`[data-figure="${figure}"] canvas[data-canvas]`)];
+    const times = [];
+    for (let i = 0; i < changes; i++) {
+      const before = canvases.map((c) => Number(c.dataset.draws));
+      const t0 = performance.now();
+      input.value = String(positions[i % positions.length]);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const redrawn = canvases.filter((c, k) => Number(c.dataset.draws) > before[k]);
+      if (redrawn.length) times.push(Math.max(...redrawn.map((c) => parseFloat(c.dataset.drawnAt))) - t0);
+    }
+    obs.disconnect();
+    return { times, longest };
+  }, { figure: c.figure, control: c.control, positions: c.positions, changes: CHANGES });
+  const t = result.times;
+  console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | ${quantile(t, 0.5).toFixed(2)} | ${quantile(t, 0.95).toFixed(2)} | ${Math.max(...t).toFixed(2)} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
+}
+await env.close();
