@@ -6,7 +6,7 @@
 //! softmax saturates: every entry of J = diag(p) − ppᵀ goes to zero.
 
 use crate::math::rng::SeededStream;
-use crate::math::softmax::{jacobian_frobenius, softmax, softmax_into};
+use crate::math::softmax::{jacobian_frobenius, softmax_into};
 
 /// Fewest tokens the figures accept.
 pub const MIN_TOKENS: usize = 2;
@@ -144,6 +144,7 @@ pub fn is_saturated(max_p: f64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::softmax::softmax;
     use crate::math::stats::mean;
 
     #[test]
