@@ -5,6 +5,7 @@
 //! the page can produce.
 
 pub mod backprop;
+pub mod complexity;
 pub mod rng;
 pub mod softmax;
 pub mod stats;
