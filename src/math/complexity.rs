@@ -90,10 +90,16 @@ impl ModelConfig {
             }
         }
         if self.kv_heads > self.heads {
-            return Err(ConfigError::MoreKvHeadsThanHeads { heads: self.heads, kv_heads: self.kv_heads });
+            return Err(ConfigError::MoreKvHeadsThanHeads {
+                heads: self.heads,
+                kv_heads: self.kv_heads,
+            });
         }
         if self.heads % self.kv_heads != 0 {
-            return Err(ConfigError::KvHeadsDoNotDivideHeads { heads: self.heads, kv_heads: self.kv_heads });
+            return Err(ConfigError::KvHeadsDoNotDivideHeads {
+                heads: self.heads,
+                kv_heads: self.kv_heads,
+            });
         }
         Ok(())
     }
@@ -111,7 +117,17 @@ impl ModelConfig {
 /// num_key_value_heads, intermediate_size (GPT-2: n_inner = 4·n_embd), vocab_size,
 /// tie_word_embeddings, n_ctx/max_position_embeddings, sliding_window.
 pub fn presets() -> Vec<(&'static str, ModelConfig)> {
-    let cfg = |name: &str, layers, d_model, heads, kv_heads, d_ff, mlp, vocab, tied, max_context, window| ModelConfig {
+    let cfg = |name: &str,
+               layers,
+               d_model,
+               heads,
+               kv_heads,
+               d_ff,
+               mlp,
+               vocab,
+               tied,
+               max_context,
+               window| ModelConfig {
         name: name.to_string(),
         layers,
         d_model,
@@ -126,11 +142,86 @@ pub fn presets() -> Vec<(&'static str, ModelConfig)> {
         sliding_window: window,
     };
     vec![
-        ("gpt2", cfg("GPT-2 small", 12, 768, 12, 12, 3072, MlpKind::Gelu, 50_257, true, 1024, None)),
-        ("llama2-7b", cfg("Llama-2-7B", 32, 4096, 32, 32, 11_008, MlpKind::SwiGlu, 32_000, false, 4096, None)),
-        ("llama3-8b", cfg("Llama-3-8B", 32, 4096, 32, 8, 14_336, MlpKind::SwiGlu, 128_256, false, 8192, None)),
-        ("llama3-70b", cfg("Llama-3-70B", 80, 8192, 64, 8, 28_672, MlpKind::SwiGlu, 128_256, false, 8192, None)),
-        ("mistral-7b", cfg("Mistral-7B", 32, 4096, 32, 8, 14_336, MlpKind::SwiGlu, 32_000, false, 32_768, Some(4096))),
+        (
+            "gpt2",
+            cfg(
+                "GPT-2 small",
+                12,
+                768,
+                12,
+                12,
+                3072,
+                MlpKind::Gelu,
+                50_257,
+                true,
+                1024,
+                None,
+            ),
+        ),
+        (
+            "llama2-7b",
+            cfg(
+                "Llama-2-7B",
+                32,
+                4096,
+                32,
+                32,
+                11_008,
+                MlpKind::SwiGlu,
+                32_000,
+                false,
+                4096,
+                None,
+            ),
+        ),
+        (
+            "llama3-8b",
+            cfg(
+                "Llama-3-8B",
+                32,
+                4096,
+                32,
+                8,
+                14_336,
+                MlpKind::SwiGlu,
+                128_256,
+                false,
+                8192,
+                None,
+            ),
+        ),
+        (
+            "llama3-70b",
+            cfg(
+                "Llama-3-70B",
+                80,
+                8192,
+                64,
+                8,
+                28_672,
+                MlpKind::SwiGlu,
+                128_256,
+                false,
+                8192,
+                None,
+            ),
+        ),
+        (
+            "mistral-7b",
+            cfg(
+                "Mistral-7B",
+                32,
+                4096,
+                32,
+                8,
+                14_336,
+                MlpKind::SwiGlu,
+                32_000,
+                false,
+                32_768,
+                Some(4096),
+            ),
+        ),
     ]
 }
 
@@ -170,7 +261,11 @@ pub fn flash_extra_bytes(cfg: &ModelConfig, batch: u32, n: u64) -> f64 {
 /// the MLP (2 or 3)·d·d_ff and two norm scales 2·d; then the embedding vocab·d (twice if
 /// untied) and a final norm d. Biases are left out (GPT-2 has them: 0.08 % of its weights).
 pub fn parameter_count(cfg: &ModelConfig) -> f64 {
-    let (d, hd, kvd) = (cfg.d_model as f64, cfg.attention_width(), cfg.kv_heads as f64 * cfg.d_head as f64);
+    let (d, hd, kvd) = (
+        cfg.d_model as f64,
+        cfg.attention_width(),
+        cfg.kv_heads as f64 * cfg.d_head as f64,
+    );
     let attention = d * hd + 2.0 * d * kvd + hd * d;
     let mlp = cfg.mlp.matrices() as f64 * d * cfg.d_ff as f64;
     let per_layer = attention + mlp + 2.0 * d;
@@ -197,7 +292,11 @@ pub struct LayerFlops {
 /// Forward FLOPs of one layer over n tokens.
 pub fn layer_flops(cfg: &ModelConfig, n: u64) -> LayerFlops {
     let n = n as f64;
-    let (d, hd, kvd) = (cfg.d_model as f64, cfg.attention_width(), cfg.kv_heads as f64 * cfg.d_head as f64);
+    let (d, hd, kvd) = (
+        cfg.d_model as f64,
+        cfg.attention_width(),
+        cfg.kv_heads as f64 * cfg.d_head as f64,
+    );
     LayerFlops {
         attention_scores: 4.0 * n * n * hd,
         projections: 2.0 * n * d * (2.0 * hd + 2.0 * kvd),
@@ -227,7 +326,11 @@ mod tests {
     use super::*;
 
     fn preset(id: &str) -> ModelConfig {
-        presets().into_iter().find(|(k, _)| *k == id).map(|(_, c)| c).expect("preset exists")
+        presets()
+            .into_iter()
+            .find(|(k, _)| *k == id)
+            .map(|(_, c)| c)
+            .expect("preset exists")
     }
 
     #[test]
@@ -243,23 +346,41 @@ mod tests {
     fn scores_grow_fourfold_and_the_cache_twofold_when_n_doubles() {
         let cfg = preset("llama2-7b");
         for n in [128u64, 4096, 1 << 19] {
-            assert_eq!(growth_on_doubling(|n| score_matrix_bytes(&cfg, 1, n, 2.0), n), 4.0);
-            assert_eq!(growth_on_doubling(|n| kv_cache_bytes(&cfg, 1, n, 2.0), n), 2.0);
-            assert_eq!(growth_on_doubling(|n| flash_extra_bytes(&cfg, 1, n), n), 2.0);
+            assert_eq!(
+                growth_on_doubling(|n| score_matrix_bytes(&cfg, 1, n, 2.0), n),
+                4.0
+            );
+            assert_eq!(
+                growth_on_doubling(|n| kv_cache_bytes(&cfg, 1, n, 2.0), n),
+                2.0
+            );
+            assert_eq!(
+                growth_on_doubling(|n| flash_extra_bytes(&cfg, 1, n), n),
+                2.0
+            );
         }
     }
 
     #[test]
     fn sliding_window_caps_the_cache() {
         let cfg = preset("mistral-7b");
-        assert_eq!(kv_cache_bytes(&cfg, 1, 100_000, 2.0), kv_cache_bytes(&cfg, 1, 4096, 2.0));
-        assert_eq!(growth_on_doubling(|n| kv_cache_bytes(&cfg, 1, n, 2.0), 8192), 1.0);
+        assert_eq!(
+            kv_cache_bytes(&cfg, 1, 100_000, 2.0),
+            kv_cache_bytes(&cfg, 1, 4096, 2.0)
+        );
+        assert_eq!(
+            growth_on_doubling(|n| kv_cache_bytes(&cfg, 1, n, 2.0), 8192),
+            1.0
+        );
     }
 
     #[test]
     fn score_matrix_bytes_by_hand() {
         // Llama-2-7B, n = 4096, bf16: 32 heads · 4096² · 2 bytes = 1 GiB per layer.
-        assert_eq!(score_matrix_bytes(&preset("llama2-7b"), 1, 4096, 2.0), 1024.0 * 1024.0 * 1024.0);
+        assert_eq!(
+            score_matrix_bytes(&preset("llama2-7b"), 1, 4096, 2.0),
+            1024.0 * 1024.0 * 1024.0
+        );
     }
 
     #[test]
@@ -268,7 +389,10 @@ mod tests {
         // Llama-3-8B 8.03B, Llama-3-70B 70.6B, Mistral-7B 7.24B.
         let close = |id: &str, published: f64, tol: f64| {
             let got = parameter_count(&preset(id));
-            assert!((got / published - 1.0).abs() < tol, "{id}: {got} vs {published}");
+            assert!(
+                (got / published - 1.0).abs() < tol,
+                "{id}: {got} vs {published}"
+            );
         };
         close("gpt2", 124.4e6, 0.02);
         close("llama2-7b", 6.738e9, 0.002);
@@ -285,7 +409,11 @@ mod tests {
             let per_token = layer_flops(&cfg, 1);
             let lhs = 4.0 * n * n * hd;
             let rhs = n * (per_token.projections + per_token.mlp);
-            assert!((lhs / rhs - 1.0).abs() < 1e-12, "{}: {lhs} vs {rhs}", cfg.name);
+            assert!(
+                (lhs / rhs - 1.0).abs() < 1e-12,
+                "{}: {lhs} vs {rhs}",
+                cfg.name
+            );
         }
     }
 
@@ -311,10 +439,16 @@ mod tests {
         assert_eq!(cfg.validate(), Err(ConfigError::Zero("heads")));
         let mut cfg = preset("llama3-8b");
         cfg.kv_heads = 5;
-        assert!(matches!(cfg.validate(), Err(ConfigError::KvHeadsDoNotDivideHeads { .. })));
+        assert!(matches!(
+            cfg.validate(),
+            Err(ConfigError::KvHeadsDoNotDivideHeads { .. })
+        ));
         let mut cfg = preset("llama3-8b");
         cfg.kv_heads = 64;
-        assert!(matches!(cfg.validate(), Err(ConfigError::MoreKvHeadsThanHeads { .. })));
+        assert!(matches!(
+            cfg.validate(),
+            Err(ConfigError::MoreKvHeadsThanHeads { .. })
+        ));
         for (_, cfg) in presets() {
             assert_eq!(cfg.validate(), Ok(()), "{}", cfg.name);
         }

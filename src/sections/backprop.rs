@@ -110,17 +110,17 @@ pub fn jacobian_caption(
     let source = if explicit {
         format!("{n} raw scores from the link")
     } else {
-        format!("{n} tokens with q, k ~ N(0, I) in d_k = {d_k} dimensions")
+        format!("{n} tokens with q, k ~ N(0, I) in dₖ = {d_k} dimensions")
     };
     let scaling = if divide {
         format!(
-            "scores divided by √d_k (√{d_k} = {}), then scaled by α = {}",
+            "scores divided by √dₖ (√{d_k} = {}), then scaled by α = {}",
             format_number((d_k as f64).sqrt(), 3),
             format_number(alpha, 3)
         )
     } else {
         format!(
-            "scores not divided by √d_k, scaled by α = {}",
+            "scores not divided by √dₖ, scaled by α = {}",
             format_number(alpha, 3)
         )
     };
@@ -165,7 +165,7 @@ pub fn sweep_caption(curve: &DkSweepCurve, d_k: usize, alpha: f64, n: usize) -> 
         at(&curve.without_division, last),
     );
     format!(
-        "Mean ‖J‖_F over 256 samples of q and K, n = {n}, α = {}. With ÷√d_k it goes from {} at d_k = {first} to {} at d_k = {last}; without it, from {} to {} — {} times smaller. At the marked d_k = {d_k}: {} with, {} without.",
+        "Mean ‖J‖_F over 256 samples of q and K, n = {n}, α = {}. With ÷√dₖ it goes from {} at dₖ = {first} to {} at dₖ = {last}; without it, from {} to {} — {} times smaller. At the marked dₖ = {d_k}: {} with, {} without.",
         format_number(alpha, 3),
         format_number(w0, 3),
         format_number(w1, 3),
@@ -234,11 +234,11 @@ fn PassControls(
     view! {
         <Slider key="n" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_n
             scale=Scale::Linear { min: MIN_TOKENS as f64, max: MAX_TOKENS as f64, step: 1.0 } format=whole />
-        <Slider key="dk" label="Key dimension d_k" instance=instance value=Signal::derive(move || model.d_k.get() as f64) on_change=set_dk
+        <Slider key="dk" label="Key dimension dₖ" instance=instance value=Signal::derive(move || model.d_k.get() as f64) on_change=set_dk
             scale=Scale::Pow2 { min_exp: 0, max_exp: 10 } format=whole />
         <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
             scale=Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 } format=alpha_format unit="×" />
-        {with_divide.then(|| view! { <Toggle key="div" label="Divide by √d_k" instance=instance value=model.divide on_change=set_div /> })}
+        {with_divide.then(|| view! { <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div /> })}
         <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed max=999_999 />
         <Show when=move || model.explicit.with(|z| z.is_some())>
             <p class="control-note" data-explicit-scores="">
@@ -285,7 +285,7 @@ pub fn JacobianFigure(
         });
         match (p.get(i), p.get(j)) {
             (Some(pi), Some(pj)) => format!(
-                "i = {i}, j = {j}: p_i = {}, p_j = {}, J_ij = {}",
+                "i = {i}, j = {j}: pᵢ = {}, pⱼ = {}, Jᵢⱼ = {}",
                 format_number(*pi, 4),
                 format_number(*pj, 4),
                 format_number(v, 4)
@@ -304,7 +304,7 @@ pub fn JacobianFigure(
                 log: false,
             },
             y: Axis {
-                label: "p_j".into(),
+                label: "pⱼ".into(),
                 min: 0.0,
                 max: 1.0,
                 log: false,
@@ -338,7 +338,7 @@ pub fn JacobianFigure(
             <div class="jacobian-layout">
                 <div class="jacobian-heatmap">
                     <Heatmap name="jacobian" grid=grid scale=JACOBIAN_SCALE describe=describe summary=summary max_width=400.0 />
-                    <ColorBar scale=JACOBIAN_SCALE label="J_ij (fixed range ±¼)" />
+                    <ColorBar scale=JACOBIAN_SCALE label="Jᵢⱼ (fixed range ±¼)" />
                 </div>
                 <div class="jacobian-side">
                     <Chart name="probabilities" spec=bars summary=bars_summary aspect=0.7 />
@@ -374,7 +374,7 @@ pub fn JacobianVsDkFigure(
         let y_min = 10f64.powf(lowest.log10().floor()).max(1e-12);
         ChartSpec {
             x: Axis {
-                label: "d_k".into(),
+                label: "dₖ".into(),
                 min: 1.0,
                 max: MAX_DK as f64,
                 log: true,
@@ -387,7 +387,7 @@ pub fn JacobianVsDkFigure(
             },
             marks: vec![
                 Mark::Line {
-                    label: "÷√d_k".into(),
+                    label: "÷√dₖ".into(),
                     points: c
                         .d_k
                         .iter()
@@ -411,7 +411,7 @@ pub fn JacobianVsDkFigure(
                     dots: true,
                 },
                 Mark::VRule {
-                    label: "current d_k".into(),
+                    label: "current dₖ".into(),
                     x: model.d_k.get() as f64,
                     tone: Tone::Muted,
                 },
@@ -427,7 +427,7 @@ pub fn JacobianVsDkFigure(
         model.sweep.with(|c| {
             let last = c.d_k.len() - 1;
             format!(
-                "Line chart on log axes: mean ‖J‖_F against d_k from 1 to 1024. With division it ends at {}; without, at {}.",
+                "Line chart on log axes: mean ‖J‖_F against dₖ from 1 to 1024. With division it ends at {}; without, at {}.",
                 format_number(c.with_division[last], 3),
                 format_number(c.without_division[last], 3)
             )
@@ -451,16 +451,16 @@ pub fn JacobianVsDkFigure(
         if embedded {
             view! { <PassControls model=model with_divide=false instance="-sweep" /> }.into_any()
         } else {
-            view! { <p class="control-note">"Tokens, α, seed and the marked d_k follow the controls of the figure above."</p> }.into_any()
+            view! { <p class="control-note">"Tokens, α, seed and the marked dₖ follow the controls of the figure above."</p> }.into_any()
         }
     };
     view! {
-        <Figure id="jacobian-vs-dk" title="Mean ‖J‖_F against d_k: the collapse, measured" caption=caption summary=summary csv=csv
+        <Figure id="jacobian-vs-dk" title="Mean ‖J‖_F against dₖ: the collapse, measured" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 />
             <div class="readouts">
-                <Readout name="mean-with" label="mean ‖J‖_F at d_k, ÷√d_k" value=at_dk(true) />
-                <Readout name="mean-without" label="mean ‖J‖_F at d_k, no division" value=at_dk(false) />
+                <Readout name="mean-with" label="mean ‖J‖_F at dₖ, ÷√dₖ" value=at_dk(true) />
+                <Readout name="mean-without" label="mean ‖J‖_F at dₖ, no division" value=at_dk(false) />
             </div>
         </Figure>
     }
@@ -489,17 +489,17 @@ pub fn BackpropSection() -> impl IntoView {
         <section class="pass" id="backprop" aria-labelledby="backprop-title">
             <h2 id="backprop-title"><span class="pass-number">"Pass 1"</span>" Backprop: the softmax is the only door"</h2>
             <p>
-                "Attention turns a query q and keys k_j into scores, the scores into probabilities p with a softmax, and mixes the values with p. "
+                "Attention turns a query q and keys kⱼ into scores, the scores into probabilities p with a softmax, and mixes the values with p. "
                 "When the loss asks W_Q or W_K to change, the request travels back along one road only: through the softmax. "
                 "The chain rule makes that literal:"
             </p>
             <Formula markup=formulas::CHAIN_RULE />
             <p>"The middle factor is the softmax Jacobian. With the scores written out,"</p>
             <Formula markup=formulas::SCORES />
-            <p>"differentiating p_i by every s_j gives a small, exact matrix:"</p>
+            <p>"differentiating pᵢ by every sⱼ gives a small, exact matrix:"</p>
             <Formula markup=formulas::JACOBIAN />
             <p>
-                "Its diagonal holds p_i(1 − p_i) ≥ 0, the rest −p_i p_j ≤ 0. It is symmetric and positive semi-definite, each of its rows sums to zero (shifting every score by the same amount changes nothing), and its largest eigenvalue never exceeds ½. "
+                "Its diagonal holds pᵢ(1 − pᵢ) ≥ 0, the rest −pᵢ pⱼ ≤ 0. It is symmetric and positive semi-definite, each of its rows sums to zero (shifting every score by the same amount changes nothing), and its largest eigenvalue never exceeds ½. "
                 "Its size has a closed form in p alone:"
             </p>
             <Formula markup=formulas::JACOBIAN_FROBENIUS />
@@ -509,14 +509,14 @@ pub fn BackpropSection() -> impl IntoView {
             </p>
             <Formula markup=formulas::SATURATION />
             <JacobianFigure model=model />
-            <h3 class="subhead">"Why divide by √d_k"</h3>
+            <h3 class="subhead">"Why divide by √dₖ"</h3>
             <p>
-                "If the entries of q and k are independent with mean 0 and variance 1, each product q_m k_m has variance 1 and the d_k of them add up:"
+                "If the entries of q and k are independent with mean 0 and variance 1, each product qₘkₘ has variance 1 and the dₖ of them add up:"
             </p>
             <Formula markup=formulas::DOT_VARIANCE />
             <p>
-                "So without the division the typical score grows like √d_k: at d_k = 1024 it is 32 times larger than at d_k = 1, and the softmax is driven into saturation by the width of the model alone. "
-                "Dividing by √d_k keeps the scores at unit variance whatever d_k is. Turn the division off above and raise d_k to watch the heatmap fade; the figure below measures the same thing on average."
+                "So without the division the typical score grows like √dₖ: at dₖ = 1024 it is 32 times larger than at dₖ = 1, and the softmax is driven into saturation by the width of the model alone. "
+                "Dividing by √dₖ keeps the scores at unit variance whatever dₖ is. Turn the division off above and raise dₖ to watch the heatmap fade; the figure below measures the same thing on average."
             </p>
             <JacobianVsDkFigure model=model />
         </section>

@@ -315,29 +315,19 @@ pub fn draw_chart(
         (r as f64, t as f64)
     };
     ctx.set_font(&format!("{}px sans-serif", (12.0 * dpr).round()));
+    let line = |from: (f64, f64), to: (f64, f64), colour| {
+        stroke_polyline(
+            &ctx,
+            &[(from.0 as i32, from.1 as i32), (to.0 as i32, to.1 as i32)],
+            colour,
+            dpr,
+            None,
+        )
+    };
     for v in ticks(xa) {
-        let (bx, _) = chart.backend_coord(&(to_axis(xa, v), y0));
-        let bx = bx as f64;
-        stroke_polyline(
-            &ctx,
-            &[
-                (bx as i32, plot_top as i32),
-                (bx as i32, plot_bottom as i32),
-            ],
-            palette.grid,
-            dpr,
-            None,
-        );
-        stroke_polyline(
-            &ctx,
-            &[
-                (bx as i32, plot_bottom as i32),
-                (bx as i32, (plot_bottom + tick) as i32),
-            ],
-            palette.muted,
-            dpr,
-            None,
-        );
+        let bx = chart.backend_coord(&(to_axis(xa, v), y0)).0 as f64;
+        line((bx, plot_top), (bx, plot_bottom), palette.grid);
+        line((bx, plot_bottom), (bx, plot_bottom + tick), palette.muted);
         ctx.set_fill_style_str(&css_rgb(palette.fg));
         fill_text(
             &ctx,
@@ -349,28 +339,9 @@ pub fn draw_chart(
         );
     }
     for v in ticks(ya) {
-        let (_, by) = chart.backend_coord(&(x0, to_axis(ya, v)));
-        let by = by as f64;
-        stroke_polyline(
-            &ctx,
-            &[
-                (plot_left as i32, by as i32),
-                (plot_right as i32, by as i32),
-            ],
-            palette.grid,
-            dpr,
-            None,
-        );
-        stroke_polyline(
-            &ctx,
-            &[
-                ((plot_left - tick) as i32, by as i32),
-                (plot_left as i32, by as i32),
-            ],
-            palette.muted,
-            dpr,
-            None,
-        );
+        let by = chart.backend_coord(&(x0, to_axis(ya, v))).1 as f64;
+        line((plot_left, by), (plot_right, by), palette.grid);
+        line((plot_left - tick, by), (plot_left, by), palette.muted);
         ctx.set_fill_style_str(&css_rgb(palette.fg));
         fill_text(
             &ctx,

@@ -131,7 +131,7 @@ test('the heatmap reads out cells on keyboard focus and arrow keys, and on hover
   await p.goto('?z=1,2,3,4');
   await p.page.focus(HEATMAP);
   await settle(p.page);
-  assert.match(await p.page.textContent('[data-cell-readout="jacobian"]'), /^i = 0, j = 0: p_i = /);
+  assert.match(await p.page.textContent('[data-cell-readout="jacobian"]'), /^i = 0, j = 0: pᵢ = /);
   await p.page.keyboard.press('ArrowRight');
   await p.page.keyboard.press('ArrowDown');
   await settle(p.page);
@@ -142,7 +142,7 @@ test('the heatmap reads out cells on keyboard focus and arrow keys, and on hover
   const box = await p.page.locator(HEATMAP).boundingBox();
   await p.page.mouse.move(box.x + box.width * 0.9, box.y + box.height * 0.1);
   await settle(p.page);
-  assert.match(await p.page.textContent('[data-cell-readout="jacobian"]'), /^i = 0, j = 3: .*J_ij = −/);
+  assert.match(await p.page.textContent('[data-cell-readout="jacobian"]'), /^i = 0, j = 3: .*Jᵢⱼ = −/);
   await p.close();
 });
 
