@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::sections::backprop;
+use crate::sections::{backprop, complexity};
 use crate::state::{Notice, Params, Theme, Value, ViewParams};
 use crate::widgets::hooks::Palette;
 
@@ -344,7 +344,7 @@ pub fn App() -> impl IntoView {
             view! {
                 <main class="embed" data-embed=figure>
                     <Notices notices=notices />
-                    {backprop::figure(figure, show_controls)}
+                    {backprop::figure(figure, show_controls).or_else(|| complexity::figure(figure, show_controls))}
                     <p class="embed-credit">
                         <a href=page_base_url() target="_blank" rel="noopener">"handwave"</a>
                         " — the math underneath the transformer, computed live."
@@ -372,6 +372,7 @@ pub fn App() -> impl IntoView {
                     </p>
                 </section>
                 <backprop::BackpropSection />
+                <complexity::ComplexitySection />
             </main>
             <footer class="site-footer">
                 <p>"Every figure can be linked in its current state, embedded alone, and exported as PNG or CSV."</p>

@@ -32,4 +32,19 @@ pub const FORMULAS: &[(&str, bool, &str)] = &[
         true,
         r"p_i \to 1 \;\Longrightarrow\; p_i(1-p_i) \to 0,\;\; p_i p_j \to 0 \;\Longrightarrow\; J \to 0",
     ),
+    (
+        "SCORE_MATRIX",
+        true,
+        r"S = \frac{QK^{\top}}{\sqrt{d_k}} \in \mathbb{R}^{n\times n},\qquad \text{time } O(n^2 d),\quad \text{memory } O(n^2)",
+    ),
+    (
+        "KV_CACHE",
+        true,
+        r"\text{KV bytes} = b \cdot 2 \cdot L \cdot h_{kv} \cdot d_{\text{head}} \cdot n \cdot e,\qquad \text{scores} = b \cdot h \cdot n^2 \cdot e \text{ per layer}",
+    ),
+    (
+        "FLOPS_CROSSOVER",
+        true,
+        r"\underbrace{4 n^2 h\, d_{\text{head}}}_{\text{scores and }AV} = n\,(P + M) \;\Longrightarrow\; n^{*} = \frac{P + M}{4\, h\, d_{\text{head}}}",
+    ),
 ];

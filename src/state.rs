@@ -56,6 +56,36 @@ pub struct ParamSpec {
 
 const PASS1_FIGURES: &[&str] = &["jacobian", "jacobian-vs-dk"];
 const JACOBIAN_ONLY: &[&str] = &["jacobian"];
+const PASS2_MODEL: &[&str] = &["memory-vs-context", "flops-vs-context"];
+const MEMORY_ONLY: &[&str] = &["memory-vs-context"];
+
+/// Model presets of Pass 2 (`model=`), see `math::complexity::presets`.
+pub const MODEL_IDS: &[&str] = &[
+    "gpt2",
+    "llama2-7b",
+    "llama3-8b",
+    "llama3-70b",
+    "mistral-7b",
+    "custom",
+];
+/// Element types of Pass 2 (`dtype=`).
+pub const DTYPE_IDS: &[&str] = &["fp32", "bf16", "fp8", "int4"];
+
+const fn custom(
+    key: &'static str,
+    min: i64,
+    max: i64,
+    default: i64,
+    meaning: &'static str,
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Int { min, max },
+        default: Value::Int(default),
+        meaning,
+        figures: PASS2_MODEL,
+    }
+}
 
 /// Every URL key of the page. Order is the order keys are written in a link.
 pub static PARAMS: &[ParamSpec] = &[
@@ -115,10 +145,93 @@ pub static PARAMS: &[ParamSpec] = &[
         meaning: "Pass 1: explicit raw scores z (replace the sampled ones; n follows their count)",
         figures: JACOBIAN_ONLY,
     },
+    ParamSpec {
+        key: "ctx",
+        kind: ParamKind::Int {
+            min: 128,
+            max: 1_048_576,
+        },
+        default: Value::Int(4096),
+        meaning: "Pass 2: context length n in tokens",
+        figures: PASS2_MODEL,
+    },
+    ParamSpec {
+        key: "model",
+        kind: ParamKind::Choice(MODEL_IDS),
+        default: Value::Choice("llama2-7b"),
+        meaning: "Pass 2: model configuration",
+        figures: PASS2_MODEL,
+    },
+    ParamSpec {
+        key: "dtype",
+        kind: ParamKind::Choice(DTYPE_IDS),
+        default: Value::Choice("bf16"),
+        meaning: "Pass 2: element type of scores, cache and weights",
+        figures: MEMORY_ONLY,
+    },
+    ParamSpec {
+        key: "batch",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: Value::Int(1),
+        meaning: "Pass 2: batch size",
+        figures: MEMORY_ONLY,
+    },
+    ParamSpec {
+        key: "axes",
+        kind: ParamKind::Choice(&["log", "linear"]),
+        default: Value::Choice("log"),
+        meaning: "Pass 2: memory axes, log or linear",
+        figures: MEMORY_ONLY,
+    },
+    custom("cl", 1, 256, 32, "Pass 2, custom model: layers"),
+    custom("cd", 1, 65_536, 4096, "Pass 2, custom model: d_model"),
+    custom("ch", 1, 512, 32, "Pass 2, custom model: query heads"),
+    custom(
+        "ckv",
+        1,
+        512,
+        8,
+        "Pass 2, custom model: key/value heads (must divide the heads)",
+    ),
+    custom("cdh", 1, 1024, 128, "Pass 2, custom model: d_head"),
+    custom(
+        "cff",
+        1,
+        262_144,
+        14_336,
+        "Pass 2, custom model: MLP width d_ff",
+    ),
+    ParamSpec {
+        key: "cmlp",
+        kind: ParamKind::Choice(&["swiglu", "gelu"]),
+        default: Value::Choice("swiglu"),
+        meaning: "Pass 2, custom model: MLP kind",
+        figures: PASS2_MODEL,
+    },
+    custom(
+        "cv",
+        1,
+        1_000_000,
+        32_000,
+        "Pass 2, custom model: vocabulary size",
+    ),
+    custom(
+        "cwin",
+        0,
+        1_048_576,
+        0,
+        "Pass 2, custom model: sliding window (0 for none)",
+    ),
 ];
 
 /// The figures a page can show alone with `?embed=<id>` (public contract).
-pub const FIGURE_IDS: &[&str] = &["jacobian", "jacobian-vs-dk"];
+pub const FIGURE_IDS: &[&str] = &[
+    "jacobian",
+    "jacobian-vs-dk",
+    "memory-vs-context",
+    "flops-vs-context",
+    "measured-attention",
+];
 
 /// A colour scheme forced by the URL (`theme=dark|light`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -537,6 +650,14 @@ impl Params {
         matches!(self.get(key), Some(Value::Bool(true)))
     }
 
+    /// A choice parameter; "" for an unknown key or another type.
+    pub fn choice(&self, key: &str) -> &'static str {
+        match self.get(key) {
+            Some(Value::Choice(c)) => c,
+            _ => "",
+        }
+    }
+
     /// A list parameter; `None` when unset.
     pub fn list(&self, key: &str) -> Option<Vec<f64>> {
         match self.get(key) {
@@ -698,6 +819,20 @@ mod tests {
             p.set("nope", Value::Int(1)),
             Err(StateError::UnknownKey(_))
         ));
+    }
+
+    #[test]
+    fn pass2_keys_parse_and_clamp() {
+        let (p, _, n) = parse("ctx=2000000&model=LLAMA3-8B&dtype=fp8&batch=0&ckv=0");
+        assert_eq!(p.int("ctx"), 1_048_576);
+        assert_eq!(p.choice("model"), "llama3-8b");
+        assert_eq!(p.choice("dtype"), "fp8");
+        assert_eq!(p.int("batch"), 1);
+        assert_eq!(p.int("ckv"), 1);
+        assert_eq!(n.len(), 3, "{n:?}");
+        let (p, _, n) = parse("model=gpt5");
+        assert_eq!(p.choice("model"), "llama2-7b");
+        assert_eq!(n.len(), 1);
     }
 
     #[test]

@@ -321,9 +321,129 @@ pub fn growth_on_doubling(f: impl Fn(u64) -> f64, n: u64) -> f64 {
     f(n.saturating_mul(2)) / base
 }
 
+/// Rows `rows` of single-head attention, O_i = Σ_j softmax_j(q_i·k_j / √d) v_j, for Q, K,
+/// V of shape n × d stored row-major; written into the same rows of `out` (n × d).
+/// `scores` is scratch space of length n. Rows are independent, so the measurement in the
+/// browser can compute a few rows at a time and yield in between. Out-of-range rows or
+/// short buffers are ignored (no panic).
+pub fn attention_rows(
+    q: &[f64],
+    k: &[f64],
+    v: &[f64],
+    d: usize,
+    rows: std::ops::Range<usize>,
+    out: &mut [f64],
+    scores: &mut [f64],
+) {
+    let n = scores.len();
+    if d == 0 || q.len() < n * d || k.len() < n * d || v.len() < n * d || out.len() < n * d {
+        return;
+    }
+    let scale = 1.0 / (d as f64).sqrt();
+    for i in rows.start..rows.end.min(n) {
+        let qi = &q[i * d..(i + 1) * d];
+        let mut top = f64::NEG_INFINITY;
+        for (j, s) in scores.iter_mut().enumerate() {
+            let kj = &k[j * d..(j + 1) * d];
+            *s = scale * qi.iter().zip(kj).map(|(a, b)| a * b).sum::<f64>();
+            top = top.max(*s);
+        }
+        let mut total = 0.0;
+        for s in scores.iter_mut() {
+            *s = (*s - top).exp();
+            total += *s;
+        }
+        let oi = &mut out[i * d..(i + 1) * d];
+        oi.iter_mut().for_each(|o| *o = 0.0);
+        for (j, s) in scores.iter().enumerate() {
+            let w = s / total;
+            for (o, vj) in oi.iter_mut().zip(&v[j * d..(j + 1) * d]) {
+                *o += w * vj;
+            }
+        }
+    }
+}
+
+/// Least-squares fit of a power law t = c · n^b to points (n, t) with n, t > 0, by linear
+/// regression of ln t on ln n. Returns (c, b), or `None` with fewer than two usable points
+/// or no spread in n.
+pub fn fit_power_law(points: &[(f64, f64)]) -> Option<(f64, f64)> {
+    let logs: Vec<(f64, f64)> = points
+        .iter()
+        .filter(|(n, t)| *n > 0.0 && *t > 0.0 && n.is_finite() && t.is_finite())
+        .map(|(n, t)| (n.ln(), t.ln()))
+        .collect();
+    if logs.len() < 2 {
+        return None;
+    }
+    let m = logs.len() as f64;
+    let (mx, my) = (
+        logs.iter().map(|p| p.0).sum::<f64>() / m,
+        logs.iter().map(|p| p.1).sum::<f64>() / m,
+    );
+    let sxx: f64 = logs.iter().map(|p| (p.0 - mx).powi(2)).sum();
+    if sxx <= 0.0 {
+        return None;
+    }
+    let sxy: f64 = logs.iter().map(|p| (p.0 - mx) * (p.1 - my)).sum();
+    let b = sxy / sxx;
+    Some(((my - b * mx).exp(), b))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn attention_rows_match_a_direct_computation() {
+        let (n, d) = (5, 3);
+        let q: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 7 % 11) as f64 - 5.0) / 4.0)
+            .collect();
+        let k: Vec<f64> = (0..n * d)
+            .map(|i| ((i * 5 % 13) as f64 - 6.0) / 5.0)
+            .collect();
+        let v: Vec<f64> = (0..n * d).map(|i| (i as f64).sin()).collect();
+        let mut out = vec![0.0; n * d];
+        let mut scratch = vec![0.0; n];
+        attention_rows(&q, &k, &v, d, 0..2, &mut out, &mut scratch);
+        attention_rows(&q, &k, &v, d, 2..n, &mut out, &mut scratch);
+        for i in 0..n {
+            let s: Vec<f64> = (0..n)
+                .map(|j| {
+                    (0..d).map(|m| q[i * d + m] * k[j * d + m]).sum::<f64>() / (d as f64).sqrt()
+                })
+                .collect();
+            let p = crate::math::softmax::softmax(&s);
+            for m in 0..d {
+                let want: f64 = (0..n).map(|j| p[j] * v[j * d + m]).sum();
+                assert!((out[i * d + m] - want).abs() < 1e-14, "row {i} col {m}");
+            }
+        }
+    }
+
+    #[test]
+    fn identical_keys_average_the_values() {
+        let (n, d) = (4, 2);
+        let q = vec![1.0; n * d];
+        let k = vec![0.5; n * d];
+        let v: Vec<f64> = (0..n * d).map(|i| i as f64).collect();
+        let mut out = vec![0.0; n * d];
+        attention_rows(&q, &k, &v, d, 0..n, &mut out, &mut vec![0.0; n]);
+        assert!((out[0] - 3.0).abs() < 1e-14 && (out[1] - 4.0).abs() < 1e-14);
+    }
+
+    #[test]
+    fn power_law_fit_recovers_exact_exponents() {
+        let pts: Vec<(f64, f64)> = [64.0, 128.0, 256.0, 512.0]
+            .iter()
+            .map(|&n| (n, 3e-6 * n * n))
+            .collect();
+        let (c, b) = fit_power_law(&pts).expect("fit");
+        assert!((b - 2.0).abs() < 1e-12 && (c / 3e-6 - 1.0).abs() < 1e-9);
+        assert_eq!(fit_power_law(&[(64.0, 1.0)]), None);
+        assert_eq!(fit_power_law(&[(64.0, 1.0), (64.0, 2.0)]), None);
+    }
 
     fn preset(id: &str) -> ModelConfig {
         presets()

@@ -315,6 +315,7 @@ pub fn JacobianFigure(
                 tone: Tone::Blue,
                 width: 0.8,
             }],
+            legend_left: false,
         }
     });
     let bars_summary = Signal::derive(move || {
@@ -416,6 +417,7 @@ pub fn JacobianVsDkFigure(
                     tone: Tone::Muted,
                 },
             ],
+            legend_left: false,
         }
     });
     let caption = Signal::derive(move || {

@@ -1,3 +1,4 @@
 //! One module per pass: each composes widgets with the math core.
 
 pub mod backprop;
+pub mod complexity;

@@ -79,6 +79,8 @@ pub struct ChartSpec {
     pub x: Axis,
     pub y: Axis,
     pub marks: Vec<Mark>,
+    /// Put the legend in the upper left corner (default: upper right).
+    pub legend_left: bool,
 }
 
 fn to_axis(axis: &Axis, v: f64) -> f64 {
@@ -190,8 +192,9 @@ fn draw_legend(
     ctx: &CanvasRenderingContext2d,
     entries: &[(String, Tone, Swatch)],
     palette: &Palette,
-    right: f64,
+    (left, right): (f64, f64),
     top: f64,
+    at_left: bool,
     dpr: f64,
 ) {
     if entries.is_empty() {
@@ -208,7 +211,10 @@ fn draw_legend(
         pad * 3.0 + swatch_w + text_w,
         pad * 2.0 + row * entries.len() as f64,
     );
-    let (x, y) = (right - w - pad, top + pad);
+    let (x, y) = (
+        if at_left { left + pad } else { right - w - pad },
+        top + pad,
+    );
     let (r, g, b) = palette.bg;
     ctx.set_fill_style_str(&format!("rgba({r},{g},{b},0.88)"));
     ctx.fill_rect(x, y, w, h);
@@ -469,7 +475,15 @@ pub fn draw_chart(
             }
         }
     }
-    draw_legend(&ctx, &legend, palette, plot_right, plot_top, dpr);
+    draw_legend(
+        &ctx,
+        &legend,
+        palette,
+        (plot_left, plot_right),
+        plot_top,
+        spec.legend_left,
+        dpr,
+    );
     root.present().map_err(|e| err(&e))?;
     Ok(())
 }

@@ -24,6 +24,12 @@ pub enum Scale {
     },
     /// value = 2^position.
     Pow2 { min_exp: u32, max_exp: u32 },
+    /// value = round(2^(position/per_octave)), whole numbers on a log scale.
+    Log2 {
+        min_exp: u32,
+        max_exp: u32,
+        per_octave: u32,
+    },
 }
 
 impl Scale {
@@ -41,6 +47,15 @@ impl Scale {
                 ((min.log10() * pd).floor(), (max.log10() * pd).ceil(), 1.0)
             }
             Scale::Pow2 { min_exp, max_exp } => (min_exp as f64, max_exp as f64, 1.0),
+            Scale::Log2 {
+                min_exp,
+                max_exp,
+                per_octave,
+            } => (
+                (min_exp * per_octave) as f64,
+                (max_exp * per_octave) as f64,
+                1.0,
+            ),
         }
     }
 
@@ -64,6 +79,7 @@ impl Scale {
                 round_significant(v, digits).clamp(min, max)
             }
             Scale::Pow2 { .. } => 2f64.powi(pos.round() as i32),
+            Scale::Log2 { per_octave, .. } => 2f64.powf(pos.round() / per_octave as f64).round(),
         }
     }
 
@@ -87,6 +103,7 @@ impl Scale {
                 }
             }
             Scale::Pow2 { .. } => value.log2().round(),
+            Scale::Log2 { per_octave, .. } => (value.log2() * per_octave as f64).round(),
         };
         if pos.is_finite() {
             pos.clamp(lo, hi)
@@ -213,6 +230,42 @@ pub fn Select(
     }
 }
 
+/// A labelled whole-number field (clamped to min…max on change).
+#[component]
+pub fn NumberField(
+    key: &'static str,
+    label: &'static str,
+    #[prop(into)] value: Signal<i64>,
+    on_change: Callback<i64>,
+    min: i64,
+    max: i64,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
+    let id = format!("ctl-{key}{instance}");
+    view! {
+        <div class="control control-number">
+            <label for=id.clone()>{label}</label>
+            <input
+                type="number"
+                inputmode="numeric"
+                id=id
+                data-control=key
+                min=min
+                max=max
+                step="1"
+                prop:value=move || value.get().to_string()
+                on:change=move |ev| {
+                    if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
+                        if v.is_finite() {
+                            on_change.run((v.round() as i64).clamp(min, max));
+                        }
+                    }
+                }
+            />
+        </div>
+    }
+}
+
 /// A whole-number field with a button that draws a new random value (for seeds).
 #[component]
 pub fn SeedField(
@@ -305,6 +358,19 @@ mod tests {
             let v = s.from_position(pos as f64);
             assert_eq!(s.to_position(v), pos as f64, "pos {pos} → {v}");
         }
+    }
+
+    #[test]
+    fn log2_scale_has_powers_of_two_on_its_grid() {
+        let s = Scale::Log2 {
+            min_exp: 7,
+            max_exp: 20,
+            per_octave: 4,
+        };
+        assert_eq!(s.from_position(s.to_position(4096.0)), 4096.0);
+        assert_eq!(s.from_position(s.to_position(128.0)), 128.0);
+        assert_eq!(s.from_position(s.to_position(1_048_576.0)), 1_048_576.0);
+        assert_eq!(s.to_position(5000.0), 49.0);
     }
 
     #[test]

@@ -31,6 +31,25 @@ pub fn format_number(x: f64, sig: usize) -> String {
     text.replace('-', "−")
 }
 
+/// Bytes in binary units (B, KiB, MiB, GiB, TiB, PiB, EiB) with three significant digits.
+pub fn format_bytes(bytes: f64) -> String {
+    if !bytes.is_finite() {
+        return format_number(bytes, 3);
+    }
+    const UNITS: [&str; 7] = ["B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    let mut value = bytes;
+    let mut unit = 0;
+    while value.abs() >= 1024.0 && unit < UNITS.len() - 1 {
+        value /= 1024.0;
+        unit += 1;
+    }
+    if unit == 0 {
+        format!("{} B", value.round() as i64)
+    } else {
+        format!("{} {}", format_number(value, 3), UNITS[unit])
+    }
+}
+
 /// Superscript digits for an exponent, e.g. 10⁻⁵.
 pub fn superscript(exp: i32) -> String {
     exp.to_string()
@@ -82,6 +101,14 @@ mod tests {
         assert_eq!(format_number(1.1e-5, 2), "1.1×10^-5".replace('-', "−"));
         assert_eq!(format_number(f64::NAN, 3), "undefined");
         assert_eq!(format_number(f64::INFINITY, 3), "overflow (∞)");
+    }
+
+    #[test]
+    fn bytes_by_hand() {
+        assert_eq!(format_bytes(512.0), "512 B");
+        assert_eq!(format_bytes(1024.0 * 1024.0 * 1024.0), "1.00 GiB");
+        assert_eq!(format_bytes(1.5 * 1024.0f64.powi(4)), "1.50 TiB");
+        assert_eq!(format_bytes(36_864.0), "36.0 KiB");
     }
 
     #[test]

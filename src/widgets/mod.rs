@@ -13,7 +13,7 @@ pub mod readout;
 
 pub use chart::{Axis, Chart, ChartSpec, Mark, Tone};
 pub use colormap::{ColorMap, ColorScale};
-pub use controls::{Scale, SeedField, Select, Slider, Toggle};
+pub use controls::{NumberField, Scale, SeedField, Select, Slider, Toggle};
 pub use figure::Figure;
 pub use formula::Formula;
 pub use heatmap::{ColorBar, Grid, Heatmap};
