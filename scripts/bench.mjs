@@ -15,6 +15,7 @@ const CASES = [
   { figure: 'jacobian-vs-dk', control: 'alpha', positions: [-30, 30], query: '' },
   { figure: 'jacobian-vs-dk', control: 'n', positions: [7, 9], query: '' },
   { figure: 'jacobian-vs-dk', control: 'n', positions: [63, 64], query: '?n=64&dk=1024', label: 'heaviest (n = 64)' },
+  { figure: 'jacobian-vs-dk', control: 'alpha', positions: [-30, 30], query: '?embed=jacobian-vs-dk', label: 'embed view (figure alone)' },
   { figure: 'memory-vs-context', control: 'ctx', positions: [47, 49], query: '' },
   { figure: 'memory-vs-context', control: 'batch', positions: [2, 3], query: '' },
   { figure: 'memory-vs-context', control: 'ctx', positions: [79, 80], query: '?model=llama3-70b&batch=64&dtype=fp32', label: 'heaviest (70B, batch 64, n = 1M)' },

@@ -76,22 +76,21 @@ pub fn jacobian_frobenius(p: &[f64]) -> f64 {
     let Some((k, &p_k)) = p.iter().enumerate().max_by(|a, b| a.1.total_cmp(b.1)) else {
         return 0.0;
     };
-    let others = || {
-        p.iter()
-            .enumerate()
-            .filter(move |(i, _)| *i != k)
-            .map(|(_, &x)| x)
-    };
-    let rest: f64 = others().sum(); // 1 − p_k, accurately
-    let rest_sq: f64 = others().map(|x| x * x).sum(); // Σ_{j≠k} p_j²
-    let dominant = p_k * p_k * (rest * rest + rest_sq);
-    let others_total: f64 = others()
-        .map(|x| {
-            let off = p_k * p_k + (rest_sq - x * x).max(0.0); // Σ_{j≠i} p_j²
-            x * x * ((1.0 - x) * (1.0 - x) + off)
-        })
-        .sum();
-    (dominant + others_total).max(0.0).sqrt()
+    // One pass over the other entries: with r = Σ_{i≠k} p_i (= 1 − p_k) and
+    // r₂ = Σ_{i≠k} p_i², ‖J‖_F² = p_k²(r² + r₂) + Σ_{i≠k} p_i²((1 − p_i)² + p_k² − p_i²) + r₂².
+    let (mut rest, mut rest_sq, mut others) = (0.0, 0.0, 0.0);
+    let p_k2 = p_k * p_k;
+    for (i, &x) in p.iter().enumerate() {
+        if i != k {
+            let x2 = x * x;
+            rest += x;
+            rest_sq += x2;
+            others += x2 * ((1.0 - x) * (1.0 - x) + p_k2 - x2);
+        }
+    }
+    (p_k2 * (rest * rest + rest_sq) + others + rest_sq * rest_sq)
+        .max(0.0)
+        .sqrt()
 }
 
 /// Spectral norm ‖M‖₂ of a symmetric matrix: the largest |eigenvalue|.

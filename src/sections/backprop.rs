@@ -459,7 +459,7 @@ pub fn JacobianVsDkFigure(
     view! {
         <Figure id="jacobian-vs-dk" title="Mean ‖J‖_F against dₖ: the collapse, measured" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
-            <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 />
+            <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 max_width=640.0 />
             <div class="readouts">
                 <Readout name="mean-with" label="mean ‖J‖_F at dₖ, ÷√dₖ" value=at_dk(true) />
                 <Readout name="mean-without" label="mean ‖J‖_F at dₖ, no division" value=at_dk(false) />
