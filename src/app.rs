@@ -7,7 +7,7 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::sections::{backprop, complexity};
+use crate::sections::{backprop, complexity, linear_algebra, stability};
 use crate::state::{Notice, Params, Theme, Value, ViewParams};
 use crate::widgets::hooks::Palette;
 
@@ -16,6 +16,8 @@ use crate::widgets::hooks::Palette;
 pub struct UrlState {
     pub params: RwSignal<Params>,
     pub view: ViewParamsRef,
+    /// Changes waiting for the next animation frame (see [`UrlState::set_on_frame`]).
+    pending: StoredValue<Vec<(&'static str, Value)>>,
 }
 
 /// The view parameters, fixed for the page's life.
@@ -42,7 +44,77 @@ impl UrlState {
         Self {
             params: RwSignal::new(params),
             view: view.into(),
+            pending: StoredValue::new(Vec::new()),
         }
+    }
+
+    /// A choice parameter as a memo.
+    pub fn choice(&self, key: &'static str) -> Memo<&'static str> {
+        let p = self.params;
+        Memo::new(move |_| p.with(|p| p.choice(key)))
+    }
+
+    /// Queues changes and applies them all at the next animation frame: however many
+    /// input events a dragged slider fires, its figure recomputes at most once per frame.
+    pub fn set_on_frame(&self, values: Vec<(&'static str, Value)>) {
+        let first = self.pending.with_value(|p| p.is_empty());
+        self.pending.update_value(|p| {
+            for (key, value) in values {
+                p.retain(|(k, _)| *k != key);
+                p.push((key, value));
+            }
+        });
+        if first {
+            let state = *self;
+            request_animation_frame(move || {
+                let queued = state
+                    .pending
+                    .try_update_value(std::mem::take)
+                    .unwrap_or_default();
+                if !queued.is_empty() {
+                    state.set_many(queued);
+                }
+            });
+        }
+    }
+
+    /// A whole-number control bound to `key`: its value and a per-frame setter.
+    pub fn int_control(&self, key: &'static str) -> (Signal<i64>, Callback<i64>) {
+        let (p, state) = (self.params, *self);
+        (
+            Signal::derive(move || p.with(|p| p.int(key))),
+            Callback::new(move |v: i64| state.set_on_frame(vec![(key, Value::Int(v))])),
+        )
+    }
+
+    /// A real-valued control bound to `key`.
+    pub fn float_control(&self, key: &'static str) -> (Signal<f64>, Callback<f64>) {
+        let (p, state) = (self.params, *self);
+        (
+            Signal::derive(move || p.with(|p| p.float(key))),
+            Callback::new(move |v: f64| state.set_on_frame(vec![(key, Value::Float(v))])),
+        )
+    }
+
+    /// An on/off control bound to `key`.
+    pub fn flag_control(&self, key: &'static str) -> (Signal<bool>, Callback<bool>) {
+        let (p, state) = (self.params, *self);
+        (
+            Signal::derive(move || p.with(|p| p.flag(key))),
+            Callback::new(move |v: bool| state.set_on_frame(vec![(key, Value::Bool(v))])),
+        )
+    }
+
+    /// A choice control bound to `key`.
+    pub fn choice_control(
+        &self,
+        key: &'static str,
+    ) -> (Signal<&'static str>, Callback<&'static str>) {
+        let (p, state) = (self.params, *self);
+        (
+            Signal::derive(move || p.with(|p| p.choice(key))),
+            Callback::new(move |v: &'static str| state.set_on_frame(vec![(key, Value::Choice(v))])),
+        )
     }
 
     /// An integer parameter as a memo (recomputes dependants only when it changes).
@@ -344,7 +416,10 @@ pub fn App() -> impl IntoView {
             view! {
                 <main class="embed" data-embed=figure>
                     <Notices notices=notices />
-                    {backprop::figure(figure, show_controls).or_else(|| complexity::figure(figure, show_controls))}
+                    {backprop::figure(figure, show_controls)
+                        .or_else(|| complexity::figure(figure, show_controls))
+                        .or_else(|| linear_algebra::figure(figure, show_controls))
+                        .or_else(|| stability::figure(figure, show_controls))}
                     <p class="embed-credit">
                         <a href=page_base_url() target="_blank" rel="noopener">"handwave"</a>
                         " — the math underneath the transformer, computed live."
@@ -373,6 +448,8 @@ pub fn App() -> impl IntoView {
                 </section>
                 <backprop::BackpropSection />
                 <complexity::ComplexitySection />
+                <linear_algebra::LinearAlgebraSection />
+                <stability::StabilitySection />
             </main>
             <footer class="site-footer">
                 <p>"Every figure can be linked in its current state, embedded alone, and exported as PNG or CSV."</p>

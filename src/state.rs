@@ -58,6 +58,87 @@ const PASS1_FIGURES: &[&str] = &["jacobian", "jacobian-vs-dk"];
 const JACOBIAN_ONLY: &[&str] = &["jacobian"];
 const PASS2_MODEL: &[&str] = &["memory-vs-context", "flops-vs-context"];
 const MEMORY_ONLY: &[&str] = &["memory-vs-context"];
+const PASS3_TOKENS: &[&str] = &["score-rank", "low-rank-target", "multi-head"];
+const SCORE_RANK: &[&str] = &["score-rank"];
+const LOW_RANK: &[&str] = &["low-rank-target"];
+const MULTI_HEAD: &[&str] = &["multi-head"];
+const LORA: &[&str] = &["lora"];
+const PASS4_ALL: &[&str] = &["gradient-flow", "gradient-ab", "depth-sweep"];
+const PASS4_DEPTH: &[&str] = &["gradient-flow", "gradient-ab"];
+const GRADIENT_FLOW: &[&str] = &["gradient-flow"];
+const GRADIENT_AB: &[&str] = &["gradient-ab"];
+
+/// Target patterns of Pass 3 (`target=`).
+pub const TARGET_IDS: &[&str] = &["identity", "previous", "causal", "first", "random"];
+/// Weight-matrix presets of the LoRA calculator (`lshape=`), d_out × d_in.
+pub const LORA_SHAPE_IDS: &[&str] = &["4096x4096", "8192x8192", "8192x28672", "custom"];
+/// Norm placements of Pass 4 (`norm=`, `anorm=`, `bnorm=`).
+pub const NORM_IDS: &[&str] = &["none", "post", "pre"];
+
+const fn int_param(
+    key: &'static str,
+    min: i64,
+    max: i64,
+    default: i64,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Int { min, max },
+        default: Value::Int(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn float_param(
+    key: &'static str,
+    min: f64,
+    max: f64,
+    default: f64,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Float { min, max },
+        default: Value::Float(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn choice_param(
+    key: &'static str,
+    options: &'static [&'static str],
+    default: &'static str,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Choice(options),
+        default: Value::Choice(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn bool_param(
+    key: &'static str,
+    default: bool,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Bool,
+        default: Value::Bool(default),
+        meaning,
+        figures,
+    }
+}
 
 /// Model presets of Pass 2 (`model=`), see `math::complexity::presets`.
 pub const MODEL_IDS: &[&str] = &[
@@ -222,6 +303,162 @@ pub static PARAMS: &[ParamSpec] = &[
         0,
         "Pass 2, custom model: sliding window (0 for none)",
     ),
+    int_param("rn", 2, 256, 32, "Pass 3: tokens n", PASS3_TOKENS),
+    int_param(
+        "rdk",
+        1,
+        256,
+        4,
+        "Pass 3: key dimension d_k (at most n is used)",
+        SCORE_RANK,
+    ),
+    int_param(
+        "rseed",
+        0,
+        999_999,
+        1,
+        "Pass 3: random seed for Q, K, the random target and the heads",
+        PASS3_TOKENS,
+    ),
+    choice_param(
+        "rshow",
+        &["s", "a"],
+        "s",
+        "Pass 3: matrix shown, S or A = softmax(S)",
+        SCORE_RANK,
+    ),
+    choice_param(
+        "target",
+        TARGET_IDS,
+        "causal",
+        "Pass 3: target attention pattern",
+        LOW_RANK,
+    ),
+    int_param(
+        "rk",
+        1,
+        256,
+        4,
+        "Pass 3: rank k of the approximation (at most n is used)",
+        LOW_RANK,
+    ),
+    int_param(
+        "mhd",
+        16,
+        128,
+        64,
+        "Pass 3: d_model of the multi-head figure",
+        MULTI_HEAD,
+    ),
+    int_param(
+        "mhh",
+        1,
+        8,
+        4,
+        "Pass 3: heads h (must divide d_model)",
+        MULTI_HEAD,
+    ),
+    choice_param(
+        "lshape",
+        LORA_SHAPE_IDS,
+        "4096x4096",
+        "Pass 3, LoRA: weight matrix d_out × d_in",
+        LORA,
+    ),
+    int_param("lout", 1, 65_536, 4096, "Pass 3, LoRA custom: d_out", LORA),
+    int_param("lin", 1, 65_536, 4096, "Pass 3, LoRA custom: d_in", LORA),
+    int_param("lr", 1, 256, 8, "Pass 3, LoRA: rank r", LORA),
+    choice_param(
+        "ldtype",
+        DTYPE_IDS,
+        "bf16",
+        "Pass 3, LoRA: element type",
+        LORA,
+    ),
+    float_param(
+        "ldecay",
+        0.0,
+        3.0,
+        1.0,
+        "Pass 3, LoRA example: spectrum decay exponent",
+        LORA,
+    ),
+    int_param("depth", 1, 128, 32, "Pass 4: depth L (blocks)", PASS4_DEPTH),
+    bool_param("res", false, "Pass 4: residual connections", GRADIENT_FLOW),
+    choice_param(
+        "norm",
+        NORM_IDS,
+        "none",
+        "Pass 4: LayerNorm placement",
+        GRADIENT_FLOW,
+    ),
+    float_param(
+        "gain",
+        0.25,
+        2.0,
+        1.0,
+        "Pass 4: initialisation gain",
+        PASS4_ALL,
+    ),
+    int_param(
+        "sseed",
+        0,
+        999_999,
+        1,
+        "Pass 4: random seed for weights, input and loss",
+        PASS4_ALL,
+    ),
+    choice_param(
+        "grad",
+        &["act", "weight"],
+        "act",
+        "Pass 4: gradient shown, activations or weights",
+        PASS4_DEPTH,
+    ),
+    int_param("dmodel", 16, 64, 32, "Pass 4: d_model", PASS4_ALL),
+    int_param(
+        "heads",
+        1,
+        4,
+        2,
+        "Pass 4: heads (must divide d_model)",
+        PASS4_ALL,
+    ),
+    int_param("seq", 4, 16, 8, "Pass 4: sequence length", PASS4_ALL),
+    float_param(
+        "rho",
+        0.1,
+        1.5,
+        0.7,
+        "Pass 4: per-layer factor ρ of the toy chain",
+        GRADIENT_FLOW,
+    ),
+    bool_param(
+        "ares",
+        false,
+        "Pass 4, side by side: residual of A",
+        GRADIENT_AB,
+    ),
+    choice_param(
+        "anorm",
+        NORM_IDS,
+        "none",
+        "Pass 4, side by side: norm placement of A",
+        GRADIENT_AB,
+    ),
+    bool_param(
+        "bres",
+        true,
+        "Pass 4, side by side: residual of B",
+        GRADIENT_AB,
+    ),
+    choice_param(
+        "bnorm",
+        NORM_IDS,
+        "pre",
+        "Pass 4, side by side: norm placement of B",
+        GRADIENT_AB,
+    ),
 ];
 
 /// The figures a page can show alone with `?embed=<id>` (public contract).
@@ -231,6 +468,13 @@ pub const FIGURE_IDS: &[&str] = &[
     "memory-vs-context",
     "flops-vs-context",
     "measured-attention",
+    "score-rank",
+    "low-rank-target",
+    "multi-head",
+    "lora",
+    "gradient-flow",
+    "gradient-ab",
+    "depth-sweep",
 ];
 
 /// A colour scheme forced by the URL (`theme=dark|light`).

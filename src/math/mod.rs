@@ -9,4 +9,5 @@ pub mod complexity;
 pub mod rank;
 pub mod rng;
 pub mod softmax;
+pub mod stability;
 pub mod stats;

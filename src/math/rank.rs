@@ -17,6 +17,20 @@ pub fn gaussian_matrix(seed: u64, stream: u64, rows: usize, cols: usize) -> DMat
     DMatrix::from_fn(rows, cols, |_, _| s.standard_normal())
 }
 
+/// n × d matrix whose row i is the first d draws of its own stream (seed, stream, i):
+/// adding tokens or widening d keeps every entry already drawn, so moving n or d_k on the
+/// page changes the matrix only where it must.
+pub fn token_matrix(seed: u64, stream: u64, rows: usize, cols: usize) -> DMatrix<f64> {
+    let mut m = DMatrix::zeros(rows, cols);
+    for i in 0..rows {
+        let mut s = SeededStream::new(seed, &[0x70CE, stream, i as u64]);
+        for j in 0..cols {
+            m[(i, j)] = s.standard_normal();
+        }
+    }
+    m
+}
+
 /// The score matrix S = QKᵀ/√d_k for Q, K of shape n × d_k.
 pub fn score_matrix(q: &DMatrix<f64>, k: &DMatrix<f64>) -> DMatrix<f64> {
     let d_k = q.ncols().max(1) as f64;
@@ -112,6 +126,151 @@ pub fn rank_k_relative_error(singular: &[f64], k: usize) -> f64 {
     }
     let tail: f64 = singular.iter().skip(k).map(|s| s * s).sum();
     (tail / total).sqrt()
+}
+
+/// Singular values of a tall matrix (rows ≥ cols) through its thin QR, M = QR: Q has
+/// orthonormal columns, so σ(M) = σ(R), a cols × cols problem. Falls back to the direct
+/// SVD for wide matrices.
+pub fn singular_values_tall(m: &DMatrix<f64>) -> Vec<f64> {
+    if m.nrows() <= m.ncols() || m.is_empty() {
+        return singular_values(m);
+    }
+    singular_values(&m.clone().qr().r())
+}
+
+/// A full SVD M = U Σ Vᵀ with the singular values in descending order, kept so that
+/// every rank-k truncation costs O(k·m·n) without decomposing again.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SortedSvd {
+    pub u: DMatrix<f64>,
+    pub sigma: Vec<f64>,
+    pub v_t: DMatrix<f64>,
+}
+
+impl SortedSvd {
+    /// Decomposes `m` (nalgebra's SVD), sorting the triplets by σ descending.
+    pub fn new(m: &DMatrix<f64>) -> Self {
+        let (rows, cols) = m.shape();
+        let svd = m.clone().svd(true, true);
+        let (Some(u), Some(v_t)) = (svd.u, svd.v_t) else {
+            return Self {
+                u: DMatrix::zeros(rows, 0),
+                sigma: Vec::new(),
+                v_t: DMatrix::zeros(0, cols),
+            };
+        };
+        let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
+        order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
+        Self {
+            u: DMatrix::from_fn(rows, order.len(), |i, c| u[(i, order[c])]),
+            sigma: order.iter().map(|&i| svd.singular_values[i]).collect(),
+            v_t: DMatrix::from_fn(order.len(), cols, |r, j| v_t[(order[r], j)]),
+        }
+    }
+
+    /// U_k Σ_k V_kᵀ: the best rank-k approximation (Eckart–Young).
+    pub fn truncate(&self, k: usize) -> DMatrix<f64> {
+        let k = k.min(self.sigma.len());
+        let scaled = DMatrix::from_fn(self.u.nrows(), k, |i, c| self.u[(i, c)] * self.sigma[c]);
+        scaled * self.v_t.rows(0, k)
+    }
+}
+
+/// What the multi-head figure shows: each head's score matrix and its rank, and the
+/// ranks of the maps the heads are recombined by.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultiHead {
+    pub d_model: usize,
+    pub heads: usize,
+    pub d_head: usize,
+    /// S_h = Q_h K_hᵀ/√d_head for each head (n × n).
+    pub scores: Vec<DMatrix<f64>>,
+    /// Numerical rank of each S_h (≤ d_head).
+    pub score_ranks: Vec<usize>,
+    /// Numerical rank of each head's value–output map W_V^h W_O^h (d × d, ≤ d_head).
+    pub ov_ranks: Vec<usize>,
+    /// Numerical rank of W_V W_O = Σ_h W_V^h W_O^h (≤ d_model).
+    pub combined_ov_rank: usize,
+    /// Numerical rank of the layer's output [A_1V_1 | … | A_hV_h] W_O (n × d, ≤ min(n, d)).
+    pub output_rank: usize,
+    /// W_Q (d × d), its columns cut into h blocks of d_head.
+    pub w_q: DMatrix<f64>,
+    /// W_O (d × d), its rows cut into h blocks of d_head.
+    pub w_o: DMatrix<f64>,
+}
+
+/// Multi-head attention on n random tokens: X ~ N(0,1)^{n×d}, W_Q, W_K, W_V, W_O ~
+/// N(0, 1/d). Head h uses columns h·d_head … (h+1)·d_head of Q = XW_Q, K = XW_K, V = XW_V;
+/// A_h = softmax(S_h) row by row; the heads' outputs are concatenated and mixed by W_O.
+/// `heads` is reduced to the largest divisor of d_model not above it.
+pub fn multi_head(seed: u64, n: usize, d_model: usize, heads: usize) -> MultiHead {
+    let d = d_model.max(1);
+    let heads = crate::math::stability::heads_dividing(d, heads);
+    let d_head = d / heads;
+    let x = token_matrix(seed, 10, n, d);
+    let w = |stream: u64| token_matrix(seed, stream, d, d) / (d as f64).sqrt();
+    let (w_q, w_k, w_v, w_o) = (w(11), w(12), w(13), w(14));
+    let (q, k, v) = (&x * &w_q, &x * &w_k, &x * &w_v);
+    let mut scores = Vec::with_capacity(heads);
+    let mut score_ranks = Vec::with_capacity(heads);
+    let mut ov_ranks = Vec::with_capacity(heads);
+    let mut concat = DMatrix::zeros(n, d);
+    for h in 0..heads {
+        let c0 = h * d_head;
+        let (qh, kh) = (
+            q.columns(c0, d_head).into_owned(),
+            k.columns(c0, d_head).into_owned(),
+        );
+        let s = score_matrix(&qh, &kh);
+        score_ranks.push(numerical_rank(&score_singular_values_fast(&qh, &kh), n, n));
+        let ov = w_v.columns(c0, d_head) * w_o.rows(c0, d_head);
+        ov_ranks.push(numerical_rank(&singular_values(&ov), d, d));
+        let out_h = row_softmax(&s) * v.columns(c0, d_head);
+        concat.columns_mut(c0, d_head).copy_from(&out_h);
+        scores.push(s);
+    }
+    let output = &concat * &w_o;
+    let combined = &w_v * &w_o;
+    MultiHead {
+        d_model: d,
+        heads,
+        d_head,
+        scores,
+        score_ranks,
+        ov_ranks,
+        combined_ov_rank: numerical_rank(&singular_values(&combined), d, d),
+        output_rank: numerical_rank(&singular_values_tall(&output), n, d),
+        w_q,
+        w_o,
+    }
+}
+
+/// Parameters of a full update ΔW ∈ ℝ^{d_out × d_in}: d_out · d_in.
+pub fn full_update_params(d_out: u64, d_in: u64) -> f64 {
+    d_out as f64 * d_in as f64
+}
+
+/// Parameters of a LoRA update ΔW = BA, B ∈ ℝ^{d_out×r}, A ∈ ℝ^{r×d_in}: r · (d_in + d_out).
+pub fn lora_params(d_out: u64, d_in: u64, r: u64) -> f64 {
+    r as f64 * (d_in as f64 + d_out as f64)
+}
+
+/// Side of the live LoRA example's update matrix.
+pub const LORA_EXAMPLE_SIZE: usize = 64;
+
+/// A random m × m update with a decaying spectrum: ΔW = U diag(σ) Vᵀ with U, V orthogonal
+/// (Q factors of Gaussian matrices) and σ_i = (i + 1)^(−decay), i = 0 … m−1.
+pub fn decaying_update(seed: u64, m: usize, decay: f64) -> DMatrix<f64> {
+    let u = token_matrix(seed, 20, m, m).qr().q();
+    let v = token_matrix(seed, 21, m, m).qr().q();
+    let sigma = DMatrix::from_fn(m, m, |i, j| {
+        if i == j {
+            ((i + 1) as f64).powf(-decay.clamp(0.0, 3.0))
+        } else {
+            0.0
+        }
+    });
+    u * sigma * v.transpose()
 }
 
 /// Target attention patterns of the low-rank figure.
@@ -281,6 +440,98 @@ mod tests {
             ),
             9
         );
+    }
+
+    #[test]
+    fn sorted_svd_truncation_equals_best_rank_k_and_reconstructs_at_full_rank() {
+        let t = target_pattern(Pattern::Random(3), 10);
+        let svd = SortedSvd::new(&t);
+        assert!(svd.sigma.windows(2).all(|w| w[0] >= w[1]));
+        for k in [1, 4, 9] {
+            assert!((svd.truncate(k) - best_rank_k(&t, k)).norm() < 1e-12);
+        }
+        assert!((svd.truncate(10) - &t).norm() < 1e-12);
+    }
+
+    #[test]
+    fn identity_target_error_is_the_square_root_of_the_missing_fraction() {
+        // All σ = 1: the rank-k error is √((n − k)/n).
+        let n = 16;
+        let sv = singular_values(&target_pattern(Pattern::Identity, n));
+        for k in [1, 4, 15, 16] {
+            let want = (((n - k) as f64) / n as f64).sqrt();
+            assert!((rank_k_relative_error(&sv, k) - want).abs() < 1e-14);
+        }
+    }
+
+    #[test]
+    fn previous_token_target_has_singular_values_root_two_then_ones() {
+        // Column 0 holds two ones (rows 0 and 1), columns 1 … n−2 one each, column n−1 none:
+        // σ = √2, 1 (n − 2 times), 0.
+        let sv = singular_values(&target_pattern(Pattern::PreviousToken, 8));
+        assert!((sv[0] - 2f64.sqrt()).abs() < 1e-14);
+        assert!(sv[1..7].iter().all(|s| (s - 1.0).abs() < 1e-14));
+        assert!(sv[7].abs() < 1e-14);
+    }
+
+    #[test]
+    fn first_token_target_is_rank_one_with_sigma_root_n() {
+        let sv = singular_values(&target_pattern(Pattern::FirstToken, 25));
+        assert!((sv[0] - 5.0).abs() < 1e-13);
+        assert_eq!(rank_k_relative_error(&sv, 1), 0.0);
+    }
+
+    #[test]
+    fn tall_singular_values_equal_the_direct_ones() {
+        let m = token_matrix(4, 1, 40, 9);
+        for (a, b) in singular_values(&m).iter().zip(&singular_values_tall(&m)) {
+            assert!((a - b).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn token_rows_do_not_change_when_tokens_or_width_are_added() {
+        let small = token_matrix(9, 1, 5, 3);
+        let big = token_matrix(9, 1, 8, 6);
+        assert_eq!(small, big.view((0, 0), (5, 3)).into_owned());
+    }
+
+    #[test]
+    fn every_head_has_rank_at_most_d_head_and_the_output_at_most_min_n_d() {
+        for (n, d, h) in [(32, 16, 4), (24, 64, 8), (12, 32, 1), (40, 48, 3)] {
+            let mh = multi_head(2, n, d, h);
+            assert_eq!(mh.d_head * mh.heads, d);
+            assert_eq!(mh.scores.len(), mh.heads);
+            for (&r, &ov) in mh.score_ranks.iter().zip(&mh.ov_ranks) {
+                assert!(
+                    r <= mh.d_head.min(n) && ov <= mh.d_head,
+                    "n {n} d {d} h {h}"
+                );
+            }
+            // Random Gaussian projections: each bound is attained.
+            assert_eq!(mh.score_ranks[0], mh.d_head.min(n));
+            assert_eq!(mh.combined_ov_rank, d);
+            assert!(mh.output_rank <= n.min(d));
+        }
+        // 3 does not divide 64: the largest divisor below it (2) is used.
+        assert_eq!(multi_head(1, 8, 64, 3).heads, 2);
+    }
+
+    #[test]
+    fn lora_parameter_counts_by_hand() {
+        // 4096 × 4096 at r = 8: 16 777 216 against 8 · 8192 = 65 536, a factor of 256.
+        assert_eq!(full_update_params(4096, 4096), 16_777_216.0);
+        assert_eq!(lora_params(4096, 4096, 8), 65_536.0);
+        assert_eq!(lora_params(8192, 28672, 16), 16.0 * 36_864.0);
+    }
+
+    #[test]
+    fn decaying_update_has_the_spectrum_it_was_built_with() {
+        let m = decaying_update(5, 32, 1.5);
+        let sv = singular_values(&m);
+        for (i, s) in sv.iter().enumerate() {
+            assert!((s - ((i + 1) as f64).powf(-1.5)).abs() < 1e-12, "σ_{i}");
+        }
     }
 
     #[test]

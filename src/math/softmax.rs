@@ -66,6 +66,14 @@ pub fn softmax_jacobian(p: &[f64]) -> DMatrix<f64> {
     })
 }
 
+/// The product J·v of the softmax Jacobian with a vector, in O(n) without forming J:
+/// (J v)_i = p_i (v_i − Σ_j p_j v_j). J is symmetric, so this is also Jᵀv, the
+/// vector–Jacobian product backpropagation needs: ∂L/∂s = J · ∂L/∂p.
+pub fn softmax_vjp(p: &[f64], v: &[f64]) -> Vec<f64> {
+    let mean: f64 = p.iter().zip(v).map(|(p, v)| p * v).sum();
+    p.iter().zip(v).map(|(p, v)| p * (v - mean)).collect()
+}
+
 /// ‖J‖_F of the softmax Jacobian in closed form, O(n):
 /// ‖J‖_F² = Σ p_i² − 2 Σ p_i³ + (Σ p_i²)².
 ///
@@ -222,6 +230,16 @@ mod tests {
         }
         // Its only non-zero eigenvalue is 2 p0 p1 = 0.375.
         assert!((symmetric_spectral_norm(&j) - 0.375).abs() < 1e-14);
+    }
+
+    #[test]
+    fn vjp_equals_the_jacobian_times_the_vector() {
+        let p = softmax(&scores());
+        let v = [0.3, -1.2, 2.0, 0.5, -0.7];
+        let direct = softmax_jacobian(&p) * nalgebra::DVector::from_column_slice(&v);
+        for (a, b) in softmax_vjp(&p, &v).iter().zip(direct.iter()) {
+            assert!((a - b).abs() < 1e-15);
+        }
     }
 
     #[test]

@@ -18,7 +18,7 @@ use crate::math::complexity::{
 use crate::math::rng::SeededStream;
 use crate::state::{Params, Value};
 use crate::widgets::format::{format_bytes, format_number};
-use crate::widgets::hooks::now_ms;
+use crate::widgets::hooks::{now_ms, yield_to_browser};
 use crate::widgets::{
     Axis, Chart, ChartSpec, Figure, Formula, Mark, NumberField, Readout, Scale, Select, Slider,
     Tone,
@@ -636,14 +636,6 @@ pub fn FlopsFigure(
             </Show>
         </Figure>
     }
-}
-
-/// Waits for the next macrotask, so the page can paint and handle input.
-async fn yield_to_browser() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
-    });
-    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
 /// Head dimension of the measured attention.

@@ -2,3 +2,5 @@
 
 pub mod backprop;
 pub mod complexity;
+pub mod linear_algebra;
+pub mod stability;

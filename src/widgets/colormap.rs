@@ -84,6 +84,12 @@ impl ColorScale {
 pub fn rgba_buffer(values: &[f64], scale: &ColorScale) -> Vec<u8> {
     let mut out = Vec::with_capacity(values.len() * 4);
     for &v in values {
+        // Non-finite values (gaps between blocks, overflowed cells) are left transparent,
+        // so they are never painted as if they were a number.
+        if !v.is_finite() {
+            out.extend_from_slice(&[0, 0, 0, 0]);
+            continue;
+        }
         let Rgb(r, g, b) = scale.color(v);
         out.extend_from_slice(&[r, g, b, 255]);
     }

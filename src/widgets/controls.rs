@@ -130,7 +130,9 @@ pub fn Slider(
     label: &'static str,
     #[prop(into)] value: Signal<f64>,
     on_change: Callback<f64>,
-    scale: Scale,
+    /// The position ↔ value map; a signal, so a range can follow another control.
+    #[prop(into)]
+    scale: Signal<Scale>,
     #[prop(default = "")] unit: &'static str,
     #[prop(default = plain)] format: fn(f64) -> String,
     /// Distinguishes two instances of the same control on one page.
@@ -138,7 +140,7 @@ pub fn Slider(
     instance: &'static str,
 ) -> impl IntoView {
     let id = format!("ctl-{key}{instance}");
-    let (lo, hi, step) = scale.input_range();
+    let range = move || scale.get().input_range();
     let text = move || {
         let v = format(value.get());
         if unit.is_empty() {
@@ -154,14 +156,14 @@ pub fn Slider(
                 type="range"
                 id=id.clone()
                 data-control=key
-                min=lo
-                max=hi
-                step=step
-                prop:value=move || scale.to_position(value.get()).to_string()
+                min=move || range().0
+                max=move || range().1
+                step=move || range().2
+                prop:value=move || scale.get().to_position(value.get()).to_string()
                 aria-valuetext=text
                 on:input=move |ev| {
                     if let Ok(pos) = event_target_value(&ev).parse::<f64>() {
-                        on_change.run(scale.from_position(pos));
+                        on_change.run(scale.get_untracked().from_position(pos));
                     }
                 }
             />

@@ -127,7 +127,9 @@ pub fn Heatmap(
     /// Names the canvas (`data-canvas`).
     name: &'static str,
     #[prop(into)] grid: Signal<Grid>,
-    scale: ColorScale,
+    /// The colour scale; a signal, so a range can follow the data.
+    #[prop(into)]
+    scale: Signal<ColorScale>,
     /// Text for a cell (row, col): read out on hover and keyboard focus.
     describe: Callback<(usize, usize), String>,
     /// Text alternative of the whole picture (updates with the state).
@@ -155,7 +157,7 @@ pub fn Heatmap(
         offscreen.with_value(|off| {
             if let Some(off) = off {
                 if repaint {
-                    paint_offscreen(off, g, &scale);
+                    paint_offscreen(off, g, &scale.get_untracked());
                 }
                 composite(canvas, off, g, css_w, focus.get_untracked(), &colours);
             }
@@ -167,6 +169,7 @@ pub fn Heatmap(
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
+        scale.track();
         grid.with(|g| draw(&canvas, g, true));
     });
     // Size, focus or theme changed: only scale the existing image onto the canvas.
@@ -234,12 +237,13 @@ pub fn Heatmap(
 
 /// A horizontal colour bar for `scale` with its end and middle values.
 #[component]
-pub fn ColorBar(scale: ColorScale, label: &'static str) -> impl IntoView {
+pub fn ColorBar(#[prop(into)] scale: Signal<ColorScale>, label: &'static str) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
     Effect::new(move |_| {
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
+        let scale = scale.get();
         let steps = 256usize;
         let values: Vec<f64> = (0..steps)
             .map(|i| scale.min + (scale.max - scale.min) * i as f64 / (steps - 1) as f64)
@@ -251,14 +255,17 @@ pub fn ColorBar(scale: ColorScale, label: &'static str) -> impl IntoView {
         };
         paint_offscreen(&canvas, &grid, &scale);
     });
-    let mid = (scale.min + scale.max) / 2.0;
+    let ends = move || {
+        let s = scale.get();
+        (s.min, (s.min + s.max) / 2.0, s.max)
+    };
     view! {
-        <div class="colorbar" role="img" aria-label=format!("{label}: colour scale from {} to {}", tick_label(scale.min), tick_label(scale.max))>
+        <div class="colorbar" role="img" aria-label=move || format!("{label}: colour scale from {} to {}", tick_label(ends().0), tick_label(ends().2))>
             <canvas node_ref=canvas_ref class="colorbar-strip" aria-hidden="true"></canvas>
             <div class="colorbar-ticks" aria-hidden="true">
-                <span>{tick_label(scale.min)}</span>
-                <span>{tick_label(mid)}</span>
-                <span>{tick_label(scale.max)}</span>
+                <span>{move || tick_label(ends().0)}</span>
+                <span>{move || tick_label(ends().1)}</span>
+                <span>{move || tick_label(ends().2)}</span>
             </div>
             <div class="colorbar-label">{label}</div>
         </div>

@@ -182,3 +182,12 @@ mod tests {
         assert_eq!(parse_hex_color("red"), None);
     }
 }
+
+/// Waits for the next macrotask, so the page can paint and handle input between slices
+/// of long work.
+pub async fn yield_to_browser() {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    });
+    let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+}

@@ -1,0 +1,1314 @@
+//! Pass 4 — stability: why deep stacks train at all.
+//!
+//! A real stack of decoder blocks (causal multi-head self-attention and a GELU MLP, with
+//! LayerNorm), run forward on a seeded random input and backpropagated by hand, in f64.
+//! Each block has two sub-layers F (attention, then MLP), each wired by [`Wiring`]:
+//!
+//! | wiring | sub-layer update |
+//! |---|---|
+//! | no residual, no norm | x ← F(x) |
+//! | no residual, post-norm | x ← LN(F(x)) |
+//! | no residual, pre-norm | x ← F(LN(x)), final LN |
+//! | residual, no norm | x ← x + F(x) |
+//! | residual, post-norm | x ← LN(x + F(x)) |
+//! | residual, pre-norm | x ← x + F(LN(x)), final LN |
+//!
+//! The loss is linear, L = Σ y ⊙ r with r ~ N(0, 1) seeded: its gradient at the output is
+//! exactly r whatever y is, so the top of the stack always receives a gradient of the same
+//! size and the per-layer norms measure the stack alone (with ½‖y − t‖² the top gradient
+//! would grow with the output and hide an explosion inside the stack).
+//!
+//! Weights are N(0, gain²/fan_in), drawn per layer from their own stream, so a stack of
+//! depth L is the first L blocks of a deeper one with the same seed. LayerNorm's γ = 1,
+//! β = 0 at initialisation; projections have no biases. GELU is the tanh form of GPT-2.
+//! Reference: Xiong et al. (2020), "On Layer Normalization in the Transformer Architecture".
+
+use nalgebra::DMatrix;
+
+use crate::math::rng::SeededStream;
+use crate::math::softmax::{softmax_into, softmax_vjp};
+
+/// ε inside LayerNorm's square root: σ = √(Var(x) + ε).
+pub const LN_EPS: f64 = 1e-5;
+/// Deepest stack the page builds.
+pub const MAX_DEPTH: usize = 128;
+/// Depths of the depth sweep: 1, 2, 4, …, 128.
+pub const SWEEP_DEPTHS: [usize; 8] = [1, 2, 4, 8, 16, 32, 64, 128];
+
+const STREAM_WEIGHTS: u64 = 0x57AB;
+const STREAM_INPUT: u64 = 0x1A9;
+const STREAM_TARGET: u64 = 0x7A6;
+
+/// Where LayerNorm sits in a sub-layer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum NormPlacement {
+    /// No normalisation at all.
+    None,
+    /// After the sum (or after F without a residual): LN(x + F(x)).
+    Post,
+    /// Inside the branch, before F: x + F(LN(x)), with a final LN on the output.
+    Pre,
+}
+
+/// How each sub-layer is wired: residual or not, and where the norm sits.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub struct Wiring {
+    pub residual: bool,
+    pub norm: NormPlacement,
+}
+
+impl Wiring {
+    /// x ← F(x).
+    pub const PLAIN: Wiring = Wiring {
+        residual: false,
+        norm: NormPlacement::None,
+    };
+    /// x ← LN(x + F(x)) (the original Transformer).
+    pub const POST_NORM: Wiring = Wiring {
+        residual: true,
+        norm: NormPlacement::Post,
+    };
+    /// x ← x + F(LN(x)) (GPT-2 and later).
+    pub const PRE_NORM: Wiring = Wiring {
+        residual: true,
+        norm: NormPlacement::Pre,
+    };
+    /// x ← x + F(x).
+    pub const RESIDUAL_ONLY: Wiring = Wiring {
+        residual: true,
+        norm: NormPlacement::None,
+    };
+    /// The four wirings of the depth sweep.
+    pub const SWEEP: [Wiring; 4] = [
+        Wiring::PLAIN,
+        Wiring::POST_NORM,
+        Wiring::PRE_NORM,
+        Wiring::RESIDUAL_ONLY,
+    ];
+
+    /// A short name: "no residual, no norm", "residual, pre-norm", …
+    pub fn label(&self) -> String {
+        let res = if self.residual {
+            "residual"
+        } else {
+            "no residual"
+        };
+        let norm = match self.norm {
+            NormPlacement::None => "no norm",
+            NormPlacement::Post => "post-norm",
+            NormPlacement::Pre => "pre-norm",
+        };
+        format!("{res}, {norm}")
+    }
+}
+
+/// The architecture and initialisation of a stack, everything but its depth.
+#[derive(Clone, Debug, PartialEq)]
+pub struct StackShape {
+    pub d_model: usize,
+    /// Heads; must divide d_model (see [`heads_dividing`]).
+    pub heads: usize,
+    /// Tokens T.
+    pub seq_len: usize,
+    /// Initialisation gain g: weights ~ N(0, g²/fan_in).
+    pub gain: f64,
+    pub seed: u64,
+    pub wiring: Wiring,
+}
+
+impl StackShape {
+    /// The MLP's hidden width, 4·d_model.
+    pub fn d_ff(&self) -> usize {
+        4 * self.d_model
+    }
+}
+
+/// The largest head count ≤ `heads` that divides `d_model` (at least 1).
+pub fn heads_dividing(d_model: usize, heads: usize) -> usize {
+    (1..=heads.max(1))
+        .rev()
+        .find(|h| d_model % h == 0)
+        .unwrap_or(1)
+}
+
+/// LayerNorm's learnable scale γ and shift β (one per feature).
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerNormParams {
+    pub gamma: Vec<f64>,
+    pub beta: Vec<f64>,
+}
+
+impl LayerNormParams {
+    /// γ = 1, β = 0: the initialisation.
+    pub fn identity(d: usize) -> Self {
+        Self {
+            gamma: vec![1.0; d],
+            beta: vec![0.0; d],
+        }
+    }
+}
+
+/// The weights of one decoder block (shapes d×d, d×4d, 4d×d; x·W convention).
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockWeights {
+    pub wq: DMatrix<f64>,
+    pub wk: DMatrix<f64>,
+    pub wv: DMatrix<f64>,
+    pub wo: DMatrix<f64>,
+    pub w1: DMatrix<f64>,
+    pub w2: DMatrix<f64>,
+    /// The attention sub-layer's norm (used pre or post, as wired).
+    pub ln1: LayerNormParams,
+    /// The MLP sub-layer's norm.
+    pub ln2: LayerNormParams,
+}
+
+/// A matrix of N(0, std²) entries from its own stream.
+fn gaussian(seed: u64, path: &[u64], rows: usize, cols: usize, std: f64) -> DMatrix<f64> {
+    let mut s = SeededStream::new(seed, path);
+    DMatrix::from_fn(rows, cols, |_, _| std * s.standard_normal())
+}
+
+/// The weights of block `layer`: every matrix N(0, gain²/fan_in), γ = 1, β = 0.
+pub fn block_weights(shape: &StackShape, layer: usize) -> BlockWeights {
+    let (d, f) = (shape.d_model, shape.d_ff());
+    let w = |which: u64, rows: usize, cols: usize| {
+        gaussian(
+            shape.seed,
+            &[STREAM_WEIGHTS, d as u64, layer as u64, which],
+            rows,
+            cols,
+            shape.gain / (rows as f64).sqrt(),
+        )
+    };
+    BlockWeights {
+        wq: w(0, d, d),
+        wk: w(1, d, d),
+        wv: w(2, d, d),
+        wo: w(3, d, d),
+        w1: w(4, d, f),
+        w2: w(5, f, d),
+        ln1: LayerNormParams::identity(d),
+        ln2: LayerNormParams::identity(d),
+    }
+}
+
+/// The stack's input X ~ N(0, 1)^{T×d} and the loss weights r ~ N(0, 1)^{T×d}.
+pub fn input_and_loss_weights(shape: &StackShape) -> (DMatrix<f64>, DMatrix<f64>) {
+    let (t, d) = (shape.seq_len, shape.d_model);
+    (
+        gaussian(shape.seed, &[STREAM_INPUT, d as u64, t as u64], t, d, 1.0),
+        gaussian(shape.seed, &[STREAM_TARGET, d as u64, t as u64], t, d, 1.0),
+    )
+}
+
+/// ‖M‖_F computed with scaling, so entries near f64's limit do not overflow the sum of
+/// squares: ‖M‖_F = m · √(Σ (x/m)²) with m = max |x|. Non-finite entries give +∞.
+pub fn frobenius_norm(m: &DMatrix<f64>) -> f64 {
+    if m.iter().any(|x| !x.is_finite()) {
+        return f64::INFINITY;
+    }
+    let top = m.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    if top == 0.0 {
+        return 0.0;
+    }
+    top * m.iter().map(|x| (x / top) * (x / top)).sum::<f64>().sqrt()
+}
+
+// ---------------------------------------------------------------------------------------
+// LayerNorm
+
+/// What LayerNorm's backward pass needs: the normalised x̂ and 1/σ per token.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LayerNormCache {
+    pub x_hat: DMatrix<f64>,
+    pub inv_sigma: Vec<f64>,
+}
+
+/// LN(x) = γ ⊙ (x − μ)/σ + β per token (row), μ and σ² = mean((x − μ)²) over features,
+/// σ = √(σ² + ε).
+pub fn layer_norm_forward(x: &DMatrix<f64>, p: &LayerNormParams) -> (DMatrix<f64>, LayerNormCache) {
+    let (t, d) = x.shape();
+    let mut x_hat = DMatrix::zeros(t, d);
+    let mut inv_sigma = vec![0.0; t];
+    for i in 0..t {
+        let row = x.row(i);
+        let mu = row.sum() / d as f64;
+        let var = row.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / d as f64;
+        let inv = 1.0 / (var + LN_EPS).sqrt();
+        inv_sigma[i] = inv;
+        for j in 0..d {
+            x_hat[(i, j)] = (x[(i, j)] - mu) * inv;
+        }
+    }
+    let y = DMatrix::from_fn(t, d, |i, j| p.gamma[j] * x_hat[(i, j)] + p.beta[j]);
+    (y, LayerNormCache { x_hat, inv_sigma })
+}
+
+/// LayerNorm's backward pass: with g = dy ⊙ γ,
+/// dx = (1/σ)(g − mean(g) − x̂ ⊙ mean(g ⊙ x̂)) per token; dγ = Σ_t dy ⊙ x̂; dβ = Σ_t dy.
+pub fn layer_norm_backward(
+    dy: &DMatrix<f64>,
+    cache: &LayerNormCache,
+    p: &LayerNormParams,
+) -> (DMatrix<f64>, LayerNormParams) {
+    let (t, d) = dy.shape();
+    let mut dx = DMatrix::zeros(t, d);
+    let mut grads = LayerNormParams {
+        gamma: vec![0.0; d],
+        beta: vec![0.0; d],
+    };
+    for i in 0..t {
+        let g: Vec<f64> = (0..d).map(|j| dy[(i, j)] * p.gamma[j]).collect();
+        let mean_g = g.iter().sum::<f64>() / d as f64;
+        let mean_gx = (0..d).map(|j| g[j] * cache.x_hat[(i, j)]).sum::<f64>() / d as f64;
+        for j in 0..d {
+            let xh = cache.x_hat[(i, j)];
+            dx[(i, j)] = cache.inv_sigma[i] * (g[j] - mean_g - xh * mean_gx);
+            grads.gamma[j] += dy[(i, j)] * xh;
+            grads.beta[j] += dy[(i, j)];
+        }
+    }
+    (dx, grads)
+}
+
+// ---------------------------------------------------------------------------------------
+// GELU and the MLP
+
+const GELU_C: f64 = 0.797_884_560_802_865_4; // √(2/π)
+const GELU_A: f64 = 0.044_715;
+
+/// GELU, tanh form: ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
+pub fn gelu(x: f64) -> f64 {
+    0.5 * x * (1.0 + (GELU_C * (x + GELU_A * x * x * x)).tanh())
+}
+
+/// d GELU/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²), t = tanh(√(2/π)(x + 0.044715x³)).
+pub fn gelu_derivative(x: f64) -> f64 {
+    let t = (GELU_C * (x + GELU_A * x * x * x)).tanh();
+    0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GELU_C * (1.0 + 3.0 * GELU_A * x * x)
+}
+
+/// What the MLP's backward pass needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MlpCache {
+    pub x: DMatrix<f64>,
+    pub pre: DMatrix<f64>,
+    pub act: DMatrix<f64>,
+}
+
+/// MLP(x) = GELU(x W₁) W₂.
+pub fn mlp_forward(
+    x: &DMatrix<f64>,
+    w1: &DMatrix<f64>,
+    w2: &DMatrix<f64>,
+) -> (DMatrix<f64>, MlpCache) {
+    let pre = x * w1;
+    let act = pre.map(gelu);
+    let y = &act * w2;
+    (
+        y,
+        MlpCache {
+            x: x.clone(),
+            pre,
+            act,
+        },
+    )
+}
+
+/// The MLP's backward pass: dW₂ = aᵀ dy, dh = (dy W₂ᵀ) ⊙ GELU′(h), dW₁ = xᵀ dh, dx = dh W₁ᵀ.
+/// Returns (dx, dW₁, dW₂).
+pub fn mlp_backward(
+    dy: &DMatrix<f64>,
+    cache: &MlpCache,
+    w1: &DMatrix<f64>,
+    w2: &DMatrix<f64>,
+) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
+    let dw2 = cache.act.transpose() * dy;
+    let da = dy * w2.transpose();
+    let dh = da.zip_map(&cache.pre, |g, h| g * gelu_derivative(h));
+    let dw1 = cache.x.transpose() * &dh;
+    let dx = dh * w1.transpose();
+    (dx, dw1, dw2)
+}
+
+// ---------------------------------------------------------------------------------------
+// Causal multi-head self-attention
+
+/// What attention's backward pass needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionCache {
+    pub x: DMatrix<f64>,
+    pub q: DMatrix<f64>,
+    pub k: DMatrix<f64>,
+    pub v: DMatrix<f64>,
+    /// Per head, the T×T attention probabilities (zero above the diagonal).
+    pub p: Vec<DMatrix<f64>>,
+    /// The heads' outputs, concatenated (T×d).
+    pub o: DMatrix<f64>,
+}
+
+/// The attention weights' gradients.
+#[derive(Clone, Debug, PartialEq)]
+pub struct AttentionGrads {
+    pub wq: DMatrix<f64>,
+    pub wk: DMatrix<f64>,
+    pub wv: DMatrix<f64>,
+    pub wo: DMatrix<f64>,
+}
+
+/// Causal multi-head self-attention: Q = xW_Q, K = xW_K, V = xW_V; for head h (columns
+/// h·d_h … (h+1)·d_h), P_h = softmax(Q_h K_hᵀ/√d_h) row by row over positions j ≤ i only;
+/// O = [P_1V_1 | … | P_HV_H]; y = O W_O.
+pub fn attention_forward(
+    x: &DMatrix<f64>,
+    w: &BlockWeights,
+    heads: usize,
+) -> (DMatrix<f64>, AttentionCache) {
+    let (t, d) = x.shape();
+    let heads = heads_dividing(d, heads);
+    let dh = d / heads;
+    let scale = 1.0 / (dh as f64).sqrt();
+    let (q, k, v) = (x * &w.wq, x * &w.wk, x * &w.wv);
+    let mut o = DMatrix::zeros(t, d);
+    let mut probs = Vec::with_capacity(heads);
+    for h in 0..heads {
+        let c0 = h * dh;
+        let (qh, kh, vh) = (q.columns(c0, dh), k.columns(c0, dh), v.columns(c0, dh));
+        let scores = qh * kh.transpose() * scale;
+        let mut p = DMatrix::zeros(t, t);
+        let mut row = vec![0.0; t];
+        for i in 0..t {
+            softmax_into((0..=i).map(|j| scores[(i, j)]), &mut row[..=i]);
+            for j in 0..=i {
+                p[(i, j)] = row[j];
+            }
+        }
+        let oh = &p * vh;
+        o.columns_mut(c0, dh).copy_from(&oh);
+        probs.push(p);
+    }
+    let y = &o * &w.wo;
+    (
+        y,
+        AttentionCache {
+            x: x.clone(),
+            q,
+            k,
+            v,
+            p: probs,
+            o,
+        },
+    )
+}
+
+/// Attention's backward pass. dW_O = Oᵀdy, dO = dy W_Oᵀ; per head dP = dO_h V_hᵀ,
+/// dV_h = Pᵀ dO_h, and each row of dS is J(p_i)·dP_i through the softmax Jacobian of
+/// Pass 1 (masked entries have p = 0 and get no gradient); dQ_h = dS K_h/√d_h,
+/// dK_h = dSᵀ Q_h/√d_h; dx = dQ W_Qᵀ + dK W_Kᵀ + dV W_Vᵀ.
+pub fn attention_backward(
+    dy: &DMatrix<f64>,
+    cache: &AttentionCache,
+    w: &BlockWeights,
+) -> (DMatrix<f64>, AttentionGrads) {
+    let (t, d) = cache.x.shape();
+    let heads = cache.p.len().max(1);
+    let dh = d / heads;
+    let scale = 1.0 / (dh as f64).sqrt();
+    let dwo = cache.o.transpose() * dy;
+    let d_o = dy * w.wo.transpose();
+    let (mut dq, mut dk, mut dv) = (
+        DMatrix::zeros(t, d),
+        DMatrix::zeros(t, d),
+        DMatrix::zeros(t, d),
+    );
+    for (h, p) in cache.p.iter().enumerate() {
+        let c0 = h * dh;
+        let doh = d_o.columns(c0, dh);
+        let dp = doh * cache.v.columns(c0, dh).transpose();
+        dv.columns_mut(c0, dh).copy_from(&(p.transpose() * doh));
+        let mut ds = DMatrix::zeros(t, t);
+        for i in 0..t {
+            let p_row: Vec<f64> = (0..=i).map(|j| p[(i, j)]).collect();
+            let dp_row: Vec<f64> = (0..=i).map(|j| dp[(i, j)]).collect();
+            for (j, g) in softmax_vjp(&p_row, &dp_row).into_iter().enumerate() {
+                ds[(i, j)] = g * scale;
+            }
+        }
+        dq.columns_mut(c0, dh)
+            .copy_from(&(&ds * cache.k.columns(c0, dh)));
+        dk.columns_mut(c0, dh)
+            .copy_from(&(ds.transpose() * cache.q.columns(c0, dh)));
+    }
+    let dx = &dq * w.wq.transpose() + &dk * w.wk.transpose() + &dv * w.wv.transpose();
+    let grads = AttentionGrads {
+        wq: cache.x.transpose() * &dq,
+        wk: cache.x.transpose() * &dk,
+        wv: cache.x.transpose() * &dv,
+        wo: dwo,
+    };
+    (dx, grads)
+}
+
+// ---------------------------------------------------------------------------------------
+// Sub-layers and blocks
+
+/// Which function a sub-layer computes.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Branch {
+    Attention,
+    Mlp,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum BranchCache {
+    Attention(AttentionCache),
+    Mlp(MlpCache),
+}
+
+/// What one sub-layer's backward pass needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SublayerCache {
+    pre_ln: Option<LayerNormCache>,
+    branch: BranchCache,
+    post_ln: Option<LayerNormCache>,
+}
+
+/// What one block's backward pass needs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockCache {
+    attention: SublayerCache,
+    mlp: SublayerCache,
+}
+
+/// The gradients of one block's parameters.
+#[derive(Clone, Debug, PartialEq)]
+pub struct BlockGrads {
+    pub attention: AttentionGrads,
+    pub w1: DMatrix<f64>,
+    pub w2: DMatrix<f64>,
+    pub ln1: LayerNormParams,
+    pub ln2: LayerNormParams,
+}
+
+impl BlockGrads {
+    /// ‖∂L/∂θ‖ over every parameter θ of the block (all matrices and the norms' γ, β in use).
+    pub fn norm(&self) -> f64 {
+        let mats = [
+            &self.attention.wq,
+            &self.attention.wk,
+            &self.attention.wv,
+            &self.attention.wo,
+            &self.w1,
+            &self.w2,
+        ];
+        let vecs = [
+            &self.ln1.gamma,
+            &self.ln1.beta,
+            &self.ln2.gamma,
+            &self.ln2.beta,
+        ];
+        let parts: Vec<f64> = mats
+            .iter()
+            .map(|m| frobenius_norm(m))
+            .chain(
+                vecs.iter()
+                    .map(|v| frobenius_norm(&DMatrix::from_column_slice(v.len(), 1, v))),
+            )
+            .collect();
+        let top = parts.iter().fold(0.0_f64, |a, x| a.max(*x));
+        if !top.is_finite() {
+            return f64::INFINITY;
+        }
+        if top == 0.0 {
+            return 0.0;
+        }
+        top * parts.iter().map(|x| (x / top).powi(2)).sum::<f64>().sqrt()
+    }
+}
+
+fn sublayer_forward(
+    x: &DMatrix<f64>,
+    branch: Branch,
+    w: &BlockWeights,
+    heads: usize,
+    wiring: Wiring,
+) -> (DMatrix<f64>, SublayerCache) {
+    let ln = match branch {
+        Branch::Attention => &w.ln1,
+        Branch::Mlp => &w.ln2,
+    };
+    let (u, pre_ln) = if wiring.norm == NormPlacement::Pre {
+        let (u, c) = layer_norm_forward(x, ln);
+        (u, Some(c))
+    } else {
+        (x.clone(), None)
+    };
+    let (f, branch_cache) = match branch {
+        Branch::Attention => {
+            let (f, c) = attention_forward(&u, w, heads);
+            (f, BranchCache::Attention(c))
+        }
+        Branch::Mlp => {
+            let (f, c) = mlp_forward(&u, &w.w1, &w.w2);
+            (f, BranchCache::Mlp(c))
+        }
+    };
+    let s = if wiring.residual { x + f } else { f };
+    let (y, post_ln) = if wiring.norm == NormPlacement::Post {
+        let (y, c) = layer_norm_forward(&s, ln);
+        (y, Some(c))
+    } else {
+        (s, None)
+    };
+    (
+        y,
+        SublayerCache {
+            pre_ln,
+            branch: branch_cache,
+            post_ln,
+        },
+    )
+}
+
+/// Backward through one sub-layer; writes the branch's and the norm's gradients.
+fn sublayer_backward(
+    dy: &DMatrix<f64>,
+    cache: &SublayerCache,
+    w: &BlockWeights,
+    wiring: Wiring,
+    grads: &mut BlockGrads,
+) -> DMatrix<f64> {
+    let is_attention = matches!(cache.branch, BranchCache::Attention(_));
+    let ln = if is_attention { &w.ln1 } else { &w.ln2 };
+    let mut ln_grad = LayerNormParams {
+        gamma: vec![0.0; ln.gamma.len()],
+        beta: vec![0.0; ln.beta.len()],
+    };
+    let ds = match &cache.post_ln {
+        Some(c) => {
+            let (ds, g) = layer_norm_backward(dy, c, ln);
+            ln_grad = g;
+            ds
+        }
+        None => dy.clone(),
+    };
+    let du = match &cache.branch {
+        BranchCache::Attention(c) => {
+            let (du, g) = attention_backward(&ds, c, w);
+            grads.attention = g;
+            du
+        }
+        BranchCache::Mlp(c) => {
+            let (du, g1, g2) = mlp_backward(&ds, c, &w.w1, &w.w2);
+            grads.w1 = g1;
+            grads.w2 = g2;
+            du
+        }
+    };
+    let dx_branch = match &cache.pre_ln {
+        Some(c) => {
+            let (dx, g) = layer_norm_backward(&du, c, ln);
+            ln_grad = g;
+            dx
+        }
+        None => du,
+    };
+    if is_attention {
+        grads.ln1 = ln_grad;
+    } else {
+        grads.ln2 = ln_grad;
+    }
+    if wiring.residual {
+        dx_branch + ds
+    } else {
+        dx_branch
+    }
+}
+
+/// One decoder block forward: the attention sub-layer, then the MLP sub-layer.
+pub fn block_forward(
+    x: &DMatrix<f64>,
+    w: &BlockWeights,
+    heads: usize,
+    wiring: Wiring,
+) -> (DMatrix<f64>, BlockCache) {
+    let (h, attention) = sublayer_forward(x, Branch::Attention, w, heads, wiring);
+    let (y, mlp) = sublayer_forward(&h, Branch::Mlp, w, heads, wiring);
+    (y, BlockCache { attention, mlp })
+}
+
+/// One decoder block backward: returns ∂L/∂x and the block's parameter gradients.
+pub fn block_backward(
+    dy: &DMatrix<f64>,
+    cache: &BlockCache,
+    w: &BlockWeights,
+    wiring: Wiring,
+) -> (DMatrix<f64>, BlockGrads) {
+    let (d, f) = (w.wq.nrows(), w.w1.ncols());
+    let mut grads = BlockGrads {
+        attention: AttentionGrads {
+            wq: DMatrix::zeros(d, d),
+            wk: DMatrix::zeros(d, d),
+            wv: DMatrix::zeros(d, d),
+            wo: DMatrix::zeros(d, d),
+        },
+        w1: DMatrix::zeros(d, f),
+        w2: DMatrix::zeros(f, d),
+        ln1: LayerNormParams::identity(d),
+        ln2: LayerNormParams::identity(d),
+    };
+    let dh = sublayer_backward(dy, &cache.mlp, w, wiring, &mut grads);
+    let dx = sublayer_backward(&dh, &cache.attention, w, wiring, &mut grads);
+    (dx, grads)
+}
+
+// ---------------------------------------------------------------------------------------
+// The stack: a forward tape that grows layer by layer, and resumable backward passes
+
+/// The forward pass of a stack, kept so that any depth up to its length can be
+/// backpropagated: weights, caches and each block's output. Grows one block at a time
+/// ([`Tape::push_block`]) so the page can spread the work over several frames.
+#[derive(Clone, Debug)]
+pub struct Tape {
+    pub shape: StackShape,
+    input: DMatrix<f64>,
+    loss_weights: DMatrix<f64>,
+    weights: Vec<BlockWeights>,
+    caches: Vec<BlockCache>,
+    /// outputs[l] = x_{l+1}, the output of block l.
+    outputs: Vec<DMatrix<f64>>,
+    final_ln: LayerNormParams,
+}
+
+impl Tape {
+    /// An empty tape (depth 0) for `shape`; heads are reduced to a divisor of d_model.
+    pub fn new(mut shape: StackShape) -> Self {
+        shape.heads = heads_dividing(shape.d_model, shape.heads);
+        let (input, loss_weights) = input_and_loss_weights(&shape);
+        let final_ln = LayerNormParams::identity(shape.d_model);
+        Self {
+            shape,
+            input,
+            loss_weights,
+            weights: Vec::new(),
+            caches: Vec::new(),
+            outputs: Vec::new(),
+            final_ln,
+        }
+    }
+
+    /// Blocks run so far.
+    pub fn len(&self) -> usize {
+        self.outputs.len()
+    }
+
+    /// True before the first block.
+    pub fn is_empty(&self) -> bool {
+        self.outputs.is_empty()
+    }
+
+    /// The input of block `layer` (x_0 is the stack's input).
+    pub fn block_input(&self, layer: usize) -> &DMatrix<f64> {
+        if layer == 0 {
+            &self.input
+        } else {
+            &self.outputs[layer - 1]
+        }
+    }
+
+    /// Runs one more block forward.
+    pub fn push_block(&mut self) {
+        let layer = self.len();
+        let w = block_weights(&self.shape, layer);
+        let (y, cache) = block_forward(
+            self.block_input(layer),
+            &w,
+            self.shape.heads,
+            self.shape.wiring,
+        );
+        self.weights.push(w);
+        self.caches.push(cache);
+        self.outputs.push(y);
+    }
+
+    /// Runs blocks until the tape holds `depth` of them.
+    pub fn extend_to(&mut self, depth: usize) {
+        while self.len() < depth {
+            self.push_block();
+        }
+    }
+
+    /// The first block whose output is not finite (the forward pass overflowed there).
+    pub fn first_forward_overflow(&self, depth: usize) -> Option<usize> {
+        self.outputs
+            .iter()
+            .take(depth)
+            .position(|y| y.iter().any(|v| !v.is_finite()))
+    }
+
+    /// Output y of the stack of depth `depth` (with the final LN when pre-norm) and the
+    /// loss L = Σ y ⊙ r.
+    pub fn output_and_loss(&self, depth: usize) -> (DMatrix<f64>, f64) {
+        let x = self.block_input(depth.min(self.len()));
+        let y = if self.shape.wiring.norm == NormPlacement::Pre {
+            layer_norm_forward(x, &self.final_ln).0
+        } else {
+            x.clone()
+        };
+        let loss = y.component_mul(&self.loss_weights).sum();
+        (y, loss)
+    }
+
+    /// Starts the backward pass of the stack of depth `depth` (≤ len).
+    pub fn backward(&self, depth: usize) -> Backward {
+        let depth = depth.min(self.len());
+        let r = self.loss_weights.clone();
+        let grad = if self.shape.wiring.norm == NormPlacement::Pre {
+            let (_, cache) = layer_norm_forward(self.block_input(depth), &self.final_ln);
+            layer_norm_backward(&r, &cache, &self.final_ln).0
+        } else {
+            r
+        };
+        Backward {
+            depth,
+            next: depth,
+            grad,
+            input_grad_norm: vec![0.0; depth],
+            weight_grad_norm: vec![0.0; depth],
+        }
+    }
+}
+
+/// A backward pass in progress, from the top block down; [`Backward::step`] does one block.
+#[derive(Clone, Debug)]
+pub struct Backward {
+    depth: usize,
+    /// Blocks still to backpropagate: next − 1 is the next one.
+    next: usize,
+    grad: DMatrix<f64>,
+    input_grad_norm: Vec<f64>,
+    weight_grad_norm: Vec<f64>,
+}
+
+impl Backward {
+    /// Backpropagates through one more block; returns true when every block is done.
+    pub fn step(&mut self, tape: &Tape) -> bool {
+        if self.next == 0 {
+            return true;
+        }
+        let l = self.next - 1;
+        let (dx, grads) = block_backward(
+            &self.grad,
+            &tape.caches[l],
+            &tape.weights[l],
+            tape.shape.wiring,
+        );
+        self.weight_grad_norm[l] = grads.norm();
+        self.input_grad_norm[l] = frobenius_norm(&dx);
+        self.grad = dx;
+        self.next = l;
+        self.next == 0
+    }
+
+    /// Runs the pass to the end.
+    pub fn finish(mut self, tape: &Tape) -> GradientProfile {
+        while !self.step(tape) {}
+        self.profile(tape)
+    }
+
+    /// The per-layer norms (complete once [`Backward::step`] has returned true).
+    pub fn profile(self, tape: &Tape) -> GradientProfile {
+        let (_, loss) = tape.output_and_loss(self.depth);
+        GradientProfile {
+            input_grad_norm: self.input_grad_norm,
+            weight_grad_norm: self.weight_grad_norm,
+            loss,
+            forward_overflow: tape.first_forward_overflow(self.depth),
+        }
+    }
+}
+
+/// Per-layer gradient norms of one stack.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GradientProfile {
+    /// ‖∂L/∂x_l‖_F for the input x_l of every block l = 0 … L−1 (+∞ where it overflowed).
+    pub input_grad_norm: Vec<f64>,
+    /// ‖∂L/∂θ_l‖ over every parameter of block l.
+    pub weight_grad_norm: Vec<f64>,
+    /// L = Σ y ⊙ r (may be non-finite when the forward pass overflowed).
+    pub loss: f64,
+    /// The first block whose output overflowed f64, if any.
+    pub forward_overflow: Option<usize>,
+}
+
+/// How a stack's gradient fares from top to bottom.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum GradientVerdict {
+    /// bottom/top below 10⁻³.
+    Vanished(f64),
+    /// bottom/top above 10³.
+    Exploded(f64),
+    /// Within a factor of 1000 either way.
+    Stable(f64),
+    /// Some norm left f64's range (overflow to ∞, or underflow of the top to 0).
+    Overflow,
+}
+
+impl GradientProfile {
+    /// bottom/top = ‖∂L/∂x_0‖ / ‖∂L/∂x_{L−1}‖ (1 at depth 1); `None` when a norm is not
+    /// finite or the top is zero.
+    pub fn ratio(&self) -> Option<f64> {
+        bottom_to_top(&self.input_grad_norm)
+    }
+
+    /// The verdict the caption names: vanished (< 10⁻³), exploded (> 10³), stable.
+    pub fn verdict(&self) -> GradientVerdict {
+        verdict_of(self.ratio())
+    }
+
+    /// The first layer (from the top) whose gradient is not finite, if any.
+    pub fn first_backward_overflow(&self) -> Option<usize> {
+        (0..self.input_grad_norm.len()).rev().find(|&l| {
+            !self.input_grad_norm[l].is_finite() || !self.weight_grad_norm[l].is_finite()
+        })
+    }
+}
+
+/// norms[0] / norms[last], when both are finite and the last is positive.
+pub fn bottom_to_top(norms: &[f64]) -> Option<f64> {
+    let (first, last) = (*norms.first()?, *norms.last()?);
+    let ratio = first / last;
+    (first.is_finite() && last.is_finite() && last > 0.0 && ratio.is_finite()).then_some(ratio)
+}
+
+/// The verdict for a bottom/top ratio.
+pub fn verdict_of(ratio: Option<f64>) -> GradientVerdict {
+    match ratio {
+        None => GradientVerdict::Overflow,
+        Some(r) if r < 1e-3 => GradientVerdict::Vanished(r),
+        Some(r) if r > 1e3 => GradientVerdict::Exploded(r),
+        Some(r) => GradientVerdict::Stable(r),
+    }
+}
+
+/// The whole computation at once: forward `depth` blocks, backward, per-layer norms.
+pub fn gradient_profile(shape: &StackShape, depth: usize) -> GradientProfile {
+    let mut tape = Tape::new(shape.clone());
+    tape.extend_to(depth.max(1));
+    tape.backward(depth.max(1)).finish(&tape)
+}
+
+/// The textbook toy: a scalar chain with factor ρ per layer. The gradient reaching layer
+/// l's input, relative to the top layer's input, is ρ^{(L−1)−l}; after all L layers it
+/// is ρ^L (0.7³² ≈ 1.1·10⁻⁵).
+pub fn toy_chain(rho: f64, depth: usize) -> Vec<f64> {
+    (0..depth)
+        .map(|l| rho.powi((depth - 1 - l) as i32))
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn shape(d: usize, heads: usize, t: usize, wiring: Wiring) -> StackShape {
+        StackShape {
+            d_model: d,
+            heads,
+            seq_len: t,
+            gain: 1.0,
+            seed: 7,
+            wiring,
+        }
+    }
+
+    fn random(seed: u64, rows: usize, cols: usize) -> DMatrix<f64> {
+        gaussian(seed, &[99], rows, cols, 1.0)
+    }
+
+    /// Central difference of the scalar f along every entry of x, compared with `grad`.
+    fn check_gradient(
+        x: &DMatrix<f64>,
+        grad: &DMatrix<f64>,
+        mut f: impl FnMut(&DMatrix<f64>) -> f64,
+        what: &str,
+    ) {
+        let h = 1e-5;
+        let scale = frobenius_norm(grad).max(1e-8);
+        for idx in 0..x.len() {
+            let (mut up, mut down) = (x.clone(), x.clone());
+            up[idx] += h;
+            down[idx] -= h;
+            let fd = (f(&up) - f(&down)) / (2.0 * h);
+            assert!(
+                (fd - grad[idx]).abs() <= 1e-6 * scale + 1e-7 * fd.abs(),
+                "{what}[{idx}]: analytic {} vs finite difference {fd}",
+                grad[idx]
+            );
+        }
+    }
+
+    fn dot(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
+        a.component_mul(b).sum()
+    }
+
+    #[test]
+    fn gelu_derivative_matches_finite_differences() {
+        for x in [-3.0, -1.0, -0.2, 0.0, 0.4, 1.3, 4.0] {
+            let fd = (gelu(x + 1e-6) - gelu(x - 1e-6)) / 2e-6;
+            assert!((fd - gelu_derivative(x)).abs() < 1e-8, "x = {x}");
+        }
+        // By hand: GELU(0) = 0, GELU′(0) = ½.
+        assert_eq!(gelu(0.0), 0.0);
+        assert_eq!(gelu_derivative(0.0), 0.5);
+    }
+
+    #[test]
+    fn layer_norm_output_has_zero_mean_and_unit_variance_per_token() {
+        let x = random(1, 5, 12) * 3.0 + DMatrix::from_element(5, 12, 2.0);
+        let (y, _) = layer_norm_forward(&x, &LayerNormParams::identity(12));
+        for row in y.row_iter() {
+            let mean = row.sum() / 12.0;
+            let var = row.iter().map(|v| (v - mean).powi(2)).sum::<f64>() / 12.0;
+            assert!(mean.abs() < 1e-14);
+            // Var = σ²/(σ² + ε): one up to ε over the row's variance.
+            assert!((var - 1.0).abs() < 1e-5, "variance {var}");
+        }
+    }
+
+    #[test]
+    fn layer_norm_backward_matches_finite_differences() {
+        let x = random(2, 4, 6);
+        let r = random(3, 4, 6);
+        let p = LayerNormParams {
+            gamma: (0..6).map(|i| 0.5 + 0.3 * i as f64).collect(),
+            beta: (0..6).map(|i| 0.1 * i as f64 - 0.2).collect(),
+        };
+        let (_, cache) = layer_norm_forward(&x, &p);
+        let (dx, grads) = layer_norm_backward(&r, &cache, &p);
+        check_gradient(&x, &dx, |x| dot(&layer_norm_forward(x, &p).0, &r), "LN dx");
+        let gamma = DMatrix::from_column_slice(6, 1, &p.gamma);
+        let dgamma = DMatrix::from_column_slice(6, 1, &grads.gamma);
+        check_gradient(
+            &gamma,
+            &dgamma,
+            |g| {
+                let q = LayerNormParams {
+                    gamma: g.iter().copied().collect(),
+                    beta: p.beta.clone(),
+                };
+                dot(&layer_norm_forward(&x, &q).0, &r)
+            },
+            "LN dγ",
+        );
+        for j in 0..6 {
+            let by_hand: f64 = (0..4).map(|i| r[(i, j)]).sum();
+            assert!((grads.beta[j] - by_hand).abs() < 1e-14, "dβ is Σ_t dy");
+        }
+    }
+
+    #[test]
+    fn mlp_backward_matches_finite_differences() {
+        let (x, w1, w2, r) = (
+            random(4, 3, 4),
+            random(5, 4, 8),
+            random(6, 8, 4),
+            random(7, 3, 4),
+        );
+        let (_, cache) = mlp_forward(&x, &w1, &w2);
+        let (dx, dw1, dw2) = mlp_backward(&r, &cache, &w1, &w2);
+        check_gradient(&x, &dx, |x| dot(&mlp_forward(x, &w1, &w2).0, &r), "MLP dx");
+        check_gradient(
+            &w1,
+            &dw1,
+            |w| dot(&mlp_forward(&x, w, &w2).0, &r),
+            "MLP dW1",
+        );
+        check_gradient(
+            &w2,
+            &dw2,
+            |w| dot(&mlp_forward(&x, &w1, w).0, &r),
+            "MLP dW2",
+        );
+    }
+
+    fn small_block(seed: u64, d: usize) -> BlockWeights {
+        let s = StackShape {
+            seed,
+            ..shape(d, 2, 5, Wiring::PLAIN)
+        };
+        let mut w = block_weights(&s, 0);
+        w.ln1.gamma = (0..d).map(|i| 0.8 + 0.1 * i as f64).collect();
+        w.ln2.beta = (0..d).map(|i| 0.05 * i as f64).collect();
+        w
+    }
+
+    #[test]
+    fn attention_backward_matches_finite_differences() {
+        let w = small_block(8, 4);
+        let (x, r) = (random(9, 5, 4), random(10, 5, 4));
+        let (_, cache) = attention_forward(&x, &w, 2);
+        let (dx, g) = attention_backward(&r, &cache, &w);
+        check_gradient(
+            &x,
+            &dx,
+            |x| dot(&attention_forward(x, &w, 2).0, &r),
+            "attn dx",
+        );
+        let with = |f: &dyn Fn(&mut BlockWeights)| {
+            let mut w2 = w.clone();
+            f(&mut w2);
+            w2
+        };
+        check_gradient(
+            &w.wq,
+            &g.wq,
+            |m| {
+                dot(
+                    &attention_forward(&x, &with(&|w| w.wq = m.clone()), 2).0,
+                    &r,
+                )
+            },
+            "dWq",
+        );
+        check_gradient(
+            &w.wk,
+            &g.wk,
+            |m| {
+                dot(
+                    &attention_forward(&x, &with(&|w| w.wk = m.clone()), 2).0,
+                    &r,
+                )
+            },
+            "dWk",
+        );
+        check_gradient(
+            &w.wv,
+            &g.wv,
+            |m| {
+                dot(
+                    &attention_forward(&x, &with(&|w| w.wv = m.clone()), 2).0,
+                    &r,
+                )
+            },
+            "dWv",
+        );
+        check_gradient(
+            &w.wo,
+            &g.wo,
+            |m| {
+                dot(
+                    &attention_forward(&x, &with(&|w| w.wo = m.clone()), 2).0,
+                    &r,
+                )
+            },
+            "dWo",
+        );
+    }
+
+    #[test]
+    fn causal_mask_keeps_position_i_from_depending_on_later_tokens() {
+        let w = small_block(11, 4);
+        let x = random(12, 6, 4);
+        let (_, cache) = attention_forward(&x, &w, 2);
+        for i in 0..6 {
+            // The loss reads only the output at position i.
+            let mut r = DMatrix::zeros(6, 4);
+            r.row_mut(i).copy_from(&random(13, 1, 4));
+            let (dx, _) = attention_backward(&r, &cache, &w);
+            for j in (i + 1)..6 {
+                assert!(
+                    dx.row(j).iter().all(|v| *v == 0.0),
+                    "output {i} depends on token {j}"
+                );
+            }
+            assert!(dx.row(i).iter().any(|v| *v != 0.0));
+        }
+        // Probabilities above the diagonal are exactly zero; rows sum to one.
+        for p in &cache.p {
+            for i in 0..6 {
+                assert!((p.row(i).sum() - 1.0).abs() < 1e-14);
+                assert!(((i + 1)..6).all(|j| p[(i, j)] == 0.0));
+            }
+        }
+    }
+
+    fn all_wirings() -> Vec<Wiring> {
+        let mut out = Vec::new();
+        for residual in [false, true] {
+            for norm in [NormPlacement::None, NormPlacement::Post, NormPlacement::Pre] {
+                out.push(Wiring { residual, norm });
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn block_backward_matches_finite_differences_for_every_wiring() {
+        for wiring in all_wirings() {
+            let w = small_block(14, 4);
+            let (x, r) = (random(15, 5, 4), random(16, 5, 4));
+            let (_, cache) = block_forward(&x, &w, 2, wiring);
+            let (dx, g) = block_backward(&r, &cache, &w, wiring);
+            let label = wiring.label();
+            check_gradient(
+                &x,
+                &dx,
+                |x| dot(&block_forward(x, &w, 2, wiring).0, &r),
+                &format!("block dx ({label})"),
+            );
+            let mut w1 = w.clone();
+            check_gradient(
+                &w.w1,
+                &g.w1,
+                |m| {
+                    w1.w1 = m.clone();
+                    dot(&block_forward(&x, &w1, 2, wiring).0, &r)
+                },
+                &format!("block dW1 ({label})"),
+            );
+            if wiring.norm != NormPlacement::None {
+                let gamma = DMatrix::from_column_slice(4, 1, &w.ln1.gamma);
+                let dgamma = DMatrix::from_column_slice(4, 1, &g.ln1.gamma);
+                check_gradient(
+                    &gamma,
+                    &dgamma,
+                    |m| {
+                        let mut w2 = w.clone();
+                        w2.ln1.gamma = m.iter().copied().collect();
+                        dot(&block_forward(&x, &w2, 2, wiring).0, &r)
+                    },
+                    &format!("block dγ₁ ({label})"),
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn stack_input_gradient_matches_finite_differences_for_every_wiring() {
+        for wiring in all_wirings() {
+            let s = shape(4, 2, 4, wiring);
+            let depth = 3;
+            let mut tape = Tape::new(s.clone());
+            tape.extend_to(depth);
+            let mut back = tape.backward(depth);
+            while !back.step(&tape) {}
+            let analytic = back.grad.clone();
+            let loss_of = |x: &DMatrix<f64>| {
+                let mut h = x.clone();
+                for l in 0..depth {
+                    h = block_forward(&h, &block_weights(&s, l), 2, wiring).0;
+                }
+                let y = if wiring.norm == NormPlacement::Pre {
+                    layer_norm_forward(&h, &LayerNormParams::identity(4)).0
+                } else {
+                    h
+                };
+                dot(&y, &tape.loss_weights)
+            };
+            check_gradient(
+                &tape.input,
+                &analytic,
+                loss_of,
+                &format!("stack dx₀ ({})", wiring.label()),
+            );
+            let profile = back.profile(&tape);
+            assert!((profile.input_grad_norm[0] - frobenius_norm(&analytic)).abs() < 1e-12);
+        }
+    }
+
+    #[test]
+    fn ratio_at_depth_one_is_one() {
+        for wiring in all_wirings() {
+            let p = gradient_profile(&shape(8, 2, 4, wiring), 1);
+            assert_eq!(p.ratio(), Some(1.0), "{}", wiring.label());
+        }
+    }
+
+    #[test]
+    fn a_shallow_stack_is_a_prefix_of_a_deep_one() {
+        let s = shape(8, 2, 4, Wiring::PRE_NORM);
+        let mut deep = Tape::new(s.clone());
+        deep.extend_to(6);
+        let mut shallow = Tape::new(s);
+        shallow.extend_to(3);
+        assert_eq!(deep.block_input(3), shallow.block_input(3));
+        let a = deep.backward(3).finish(&deep);
+        let b = shallow.backward(3).finish(&shallow);
+        assert_eq!(a, b);
+    }
+
+    #[test]
+    fn weight_gradient_norm_is_the_norm_of_all_parameters() {
+        let w = small_block(20, 4);
+        let (x, r) = (random(21, 5, 4), random(22, 5, 4));
+        let (_, cache) = block_forward(&x, &w, 2, Wiring::POST_NORM);
+        let (_, g) = block_backward(&r, &cache, &w, Wiring::POST_NORM);
+        let mut all: Vec<f64> = Vec::new();
+        for m in [
+            &g.attention.wq,
+            &g.attention.wk,
+            &g.attention.wv,
+            &g.attention.wo,
+            &g.w1,
+            &g.w2,
+        ] {
+            all.extend(m.iter());
+        }
+        for v in [&g.ln1.gamma, &g.ln1.beta, &g.ln2.gamma, &g.ln2.beta] {
+            all.extend(v.iter());
+        }
+        let direct = all.iter().map(|x| x * x).sum::<f64>().sqrt();
+        assert!((g.norm() - direct).abs() < 1e-12 * direct);
+    }
+
+    #[test]
+    fn frobenius_norm_survives_entries_near_the_f64_limit() {
+        let m = DMatrix::from_element(2, 2, 1e200);
+        assert!((frobenius_norm(&m) - 2e200).abs() < 1e186);
+        let mut bad = m.clone();
+        bad[0] = f64::NAN;
+        assert_eq!(frobenius_norm(&bad), f64::INFINITY);
+        assert_eq!(frobenius_norm(&DMatrix::zeros(2, 2)), 0.0);
+    }
+
+    #[test]
+    fn toy_chain_is_rho_to_the_depth() {
+        let c = toy_chain(0.7, 32);
+        assert_eq!(c[31], 1.0);
+        assert!((c[0] - 0.7f64.powi(31)).abs() < 1e-18);
+        // After all 32 layers: 0.7³² ≈ 1.1·10⁻⁵.
+        assert!((0.7f64.powi(32) - 1.104e-5).abs() < 1e-8);
+    }
+
+    #[test]
+    fn verdicts_follow_the_thresholds() {
+        assert_eq!(verdict_of(Some(1e-4)), GradientVerdict::Vanished(1e-4));
+        assert_eq!(verdict_of(Some(2e3)), GradientVerdict::Exploded(2e3));
+        assert_eq!(verdict_of(Some(0.5)), GradientVerdict::Stable(0.5));
+        assert_eq!(verdict_of(None), GradientVerdict::Overflow);
+        assert_eq!(bottom_to_top(&[f64::INFINITY, 1.0]), None);
+        assert_eq!(bottom_to_top(&[1.0, 0.0]), None);
+    }
+
+    #[test]
+    fn heads_that_do_not_divide_fall_back_to_a_divisor() {
+        assert_eq!(heads_dividing(32, 3), 2);
+        assert_eq!(heads_dividing(36, 4), 4);
+        assert_eq!(heads_dividing(17, 4), 1);
+        assert_eq!(heads_dividing(24, 0), 1);
+    }
+
+    #[test]
+    fn every_norm_is_finite_or_named_as_overflow_at_depth_128() {
+        for wiring in Wiring::SWEEP {
+            let p = gradient_profile(&shape(32, 2, 8, wiring), 128);
+            let finite = p.input_grad_norm.iter().all(|v| v.is_finite());
+            assert_eq!(finite, p.first_backward_overflow().is_none());
+            if !finite {
+                assert_eq!(p.verdict(), GradientVerdict::Overflow);
+            }
+        }
+    }
+}

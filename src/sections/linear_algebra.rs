@@ -1,0 +1,1031 @@
+//! Pass 3 — linear algebra: a rank-d_k object in an n×n costume (section id `linear-algebra`).
+//!
+//! Figures `score-rank` (S = QKᵀ/√d_k or A = softmax(S), their singular values and
+//! ranks), `low-rank-target` (a target pattern against its best rank-k approximation),
+//! `multi-head` (per-head score matrices and the ranks of the recombining maps) and
+//! `lora` (the parameter calculator beside a live low-rank example).
+//! Data flows one way: URL-state memos → math memos → draw effects. Every control sets
+//! the URL through `set_on_frame`, so a dragged slider recomputes once per frame.
+
+use leptos::prelude::*;
+use nalgebra::DMatrix;
+
+use crate::app::{use_url_state, UrlState};
+use crate::formulas;
+use crate::math::rank::{
+    decaying_update, effective_rank, full_update_params, lora_params, multi_head, numerical_rank,
+    rank_k_relative_error, rank_tolerance, row_softmax, score_matrix, score_singular_values_fast,
+    singular_values, target_pattern, token_matrix, MultiHead, Pattern, SortedSvd,
+    LORA_EXAMPLE_SIZE,
+};
+use crate::sections::complexity::element_bytes;
+use crate::widgets::format::{format_bytes, format_number};
+use crate::widgets::{
+    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
+    NumberField, Readout, Scale, SeedField, Select, Slider, Tone,
+};
+
+/// Most tokens of Pass 3.
+pub const MAX_N: usize = 256;
+/// Names of the per-head heatmaps (`data-canvas`), one per possible head.
+const HEAD_CANVASES: [&str; 8] = [
+    "head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7",
+];
+
+const SHOW_OPTIONS: &[(&str, &str)] = &[("s", "S = QKᵀ/√dₖ"), ("a", "A = softmax(S)")];
+const TARGET_OPTIONS: &[(&str, &str)] = &[
+    ("identity", "identity (attend to yourself)"),
+    ("previous", "previous token"),
+    ("causal", "causal average"),
+    ("first", "attend to the first token"),
+    ("random", "random attention pattern"),
+];
+const LORA_SHAPE_OPTIONS: &[(&str, &str)] = &[
+    ("4096x4096", "4096 × 4096 (7B attention projection)"),
+    ("8192x8192", "8192 × 8192 (70B attention projection)"),
+    ("8192x28672", "8192 × 28672 (70B MLP up-projection)"),
+    ("custom", "custom"),
+];
+const DTYPE_OPTIONS: &[(&str, &str)] = &[
+    ("fp32", "fp32 (4 bytes)"),
+    ("bf16", "bf16 (2 bytes)"),
+    ("fp8", "fp8 (1 byte)"),
+    ("int4", "int4 (½ byte)"),
+];
+
+/// The pattern a `target=` value names (the random one drawn from `seed`).
+pub fn pattern_of(id: &str, seed: u64) -> Pattern {
+    match id {
+        "identity" => Pattern::Identity,
+        "previous" => Pattern::PreviousToken,
+        "first" => Pattern::FirstToken,
+        "random" => Pattern::Random(seed),
+        _ => Pattern::CausalAverage,
+    }
+}
+
+/// (d_out, d_in) of a LoRA preset, or of the custom fields.
+pub fn lora_shape(id: &str, custom: (i64, i64)) -> (u64, u64) {
+    match id {
+        "8192x8192" => (8192, 8192),
+        "8192x28672" => (8192, 28672),
+        "custom" => (
+            custom.0.clamp(1, 65_536) as u64,
+            custom.1.clamp(1, 65_536) as u64,
+        ),
+        _ => (4096, 4096),
+    }
+}
+
+/// Everything `score-rank` shows, for one state.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ScoreRank {
+    pub n: usize,
+    pub d_k: usize,
+    pub s: DMatrix<f64>,
+    pub a: DMatrix<f64>,
+    /// σ(S) from the thin-QR fast path (the last n − min(n, d_k) are exactly zero).
+    pub sv_s: Vec<f64>,
+    /// σ(A) from the full SVD.
+    pub sv_a: Vec<f64>,
+    pub rank_s: usize,
+    pub rank_a: usize,
+    pub erank_s: f64,
+    pub erank_a: f64,
+}
+
+/// Q, K ~ N(0, 1)^{n×d_k} from `seed`; S, A and their spectra.
+pub fn score_rank(seed: u64, n: usize, d_k: usize) -> ScoreRank {
+    let (q, k) = (token_matrix(seed, 1, n, d_k), token_matrix(seed, 2, n, d_k));
+    let s = score_matrix(&q, &k);
+    let a = row_softmax(&s);
+    let sv_s = score_singular_values_fast(&q, &k);
+    let sv_a = singular_values(&a);
+    ScoreRank {
+        n,
+        d_k,
+        rank_s: numerical_rank(&sv_s, n, n),
+        rank_a: numerical_rank(&sv_a, n, n),
+        erank_s: effective_rank(&sv_s),
+        erank_a: effective_rank(&sv_a),
+        s,
+        a,
+        sv_s,
+        sv_a,
+    }
+}
+
+/// The caption of `score-rank`: what the ranks show in this state, and when they do not.
+pub fn score_rank_caption(r: &ScoreRank, requested_d_k: usize) -> String {
+    let bound = r.d_k.min(r.n);
+    let clamp = if requested_d_k > r.n {
+        format!(
+            " (dₖ = {requested_d_k} was asked for, but only dₖ ≤ n = {} is meaningful here, so dₖ = {}.)",
+            r.n, r.d_k
+        )
+    } else {
+        String::new()
+    };
+    let s_part = format!(
+        "n = {} tokens, dₖ = {}: S has numerical rank {} ≤ min(n, dₖ) = {bound}, effective rank {}.{clamp}",
+        r.n,
+        r.d_k,
+        r.rank_s,
+        format_number(r.erank_s, 3)
+    );
+    let a_part = if r.rank_a > r.rank_s {
+        format!(
+            " The softmax acts entrywise, so A = softmax(S) is not bound by dₖ: its numerical rank is {} ({} more than S), though its spectrum decays (effective rank {}).",
+            r.rank_a,
+            r.rank_a - r.rank_s,
+            format_number(r.erank_a, 3)
+        )
+    } else {
+        format!(
+            " Here A = softmax(S) has numerical rank {}, no higher than S: with dₖ ≥ n the scores are already of full rank, so the softmax has nothing to add (effective rank {}).",
+            r.rank_a,
+            format_number(r.erank_a, 3)
+        )
+    };
+    format!("{s_part}{a_part}")
+}
+
+/// Heatmap grid with a gap (NaN, drawn transparent) after every `block` columns or rows.
+pub fn blocked_grid(m: &DMatrix<f64>, block: usize, by_columns: bool) -> Grid {
+    let block = block.max(1);
+    let (rows, cols) = m.shape();
+    let gaps = |len: usize| if len == 0 { 0 } else { (len - 1) / block };
+    let (out_r, out_c) = if by_columns {
+        (rows, cols + gaps(cols))
+    } else {
+        (rows + gaps(rows), cols)
+    };
+    let mut values = vec![f64::NAN; out_r * out_c];
+    for i in 0..rows {
+        for j in 0..cols {
+            let (r, c) = if by_columns {
+                (i, j + j / block)
+            } else {
+                (i + i / block, j)
+            };
+            values[r * out_c + c] = m[(i, j)];
+        }
+    }
+    Grid {
+        rows: out_r,
+        cols: out_c,
+        values,
+    }
+}
+
+/// A diverging scale symmetric about zero that spans `m`.
+fn symmetric_scale(m: &DMatrix<f64>) -> ColorScale {
+    let top = m.iter().fold(0.0_f64, |a, x| a.max(x.abs())).max(1e-12);
+    ColorScale {
+        map: ColorMap::Diverging,
+        min: -top,
+        max: top,
+    }
+}
+
+/// The diverging ±1 scale of the target and its approximation.
+pub const TARGET_SCALE: ColorScale = ColorScale {
+    map: ColorMap::Diverging,
+    min: -1.0,
+    max: 1.0,
+};
+
+/// Everything Pass 3 computes, as memos over the URL state.
+#[derive(Clone, Copy)]
+pub struct LinearAlgebraModel {
+    pub state: UrlState,
+    pub n: Memo<usize>,
+    pub requested_d_k: Memo<usize>,
+    pub d_k: Memo<usize>,
+    pub seed: Memo<u64>,
+    pub show_a: Memo<bool>,
+    pub scores: Memo<ScoreRank>,
+    pub k: Memo<usize>,
+    pub target: Memo<DMatrix<f64>>,
+    pub target_svd: Memo<SortedSvd>,
+    pub approx: Memo<DMatrix<f64>>,
+    pub errors: Memo<Vec<f64>>,
+    pub heads: Memo<MultiHead>,
+    pub requested_heads: Memo<usize>,
+    pub lora_shape: Memo<(u64, u64)>,
+    pub lora_r: Memo<u64>,
+    pub lora_bytes: Memo<f64>,
+    pub lora_errors: Memo<Vec<f64>>,
+}
+
+impl LinearAlgebraModel {
+    /// Builds the memo graph from the URL state.
+    pub fn new(state: UrlState) -> Self {
+        let p = state.params;
+        let n = Memo::new(move |_| p.with(|p| p.int("rn")).clamp(2, MAX_N as i64) as usize);
+        let requested_d_k = Memo::new(move |_| p.with(|p| p.int("rdk")).clamp(1, 256) as usize);
+        let d_k = Memo::new(move |_| requested_d_k.get().min(n.get()));
+        let seed = Memo::new(move |_| p.with(|p| p.int("rseed")).max(0) as u64);
+        let show_a = Memo::new(move |_| p.with(|p| p.choice("rshow")) == "a");
+        let scores = Memo::new(move |_| score_rank(seed.get(), n.get(), d_k.get()));
+        let k = Memo::new(move |_| (p.with(|p| p.int("rk")).max(1) as usize).min(n.get()));
+        let target = Memo::new(move |_| {
+            let id = p.with(|p| p.choice("target"));
+            target_pattern(pattern_of(id, seed.get()), n.get())
+        });
+        let target_svd = Memo::new(move |_| target.with(SortedSvd::new));
+        let approx = Memo::new(move |_| target_svd.with(|svd| svd.truncate(k.get())));
+        let errors = Memo::new(move |_| {
+            target_svd.with(|svd| {
+                (0..=svd.sigma.len())
+                    .map(|k| rank_k_relative_error(&svd.sigma, k))
+                    .collect()
+            })
+        });
+        let requested_heads = Memo::new(move |_| p.with(|p| p.int("mhh")).clamp(1, 8) as usize);
+        let heads = Memo::new(move |_| {
+            let d = p.with(|p| p.int("mhd")).clamp(16, 128) as usize;
+            multi_head(seed.get(), n.get(), d, requested_heads.get())
+        });
+        let lora_shape = Memo::new(move |_| {
+            p.with(|p| lora_shape(p.choice("lshape"), (p.int("lout"), p.int("lin"))))
+        });
+        let lora_r = Memo::new(move |_| p.with(|p| p.int("lr")).clamp(1, 256) as u64);
+        let lora_bytes = Memo::new(move |_| element_bytes(p.with(|p| p.choice("ldtype"))));
+        let lora_errors = Memo::new(move |_| {
+            let decay = p.with(|p| p.float("ldecay"));
+            let sv = singular_values(&decaying_update(seed.get(), LORA_EXAMPLE_SIZE, decay));
+            (0..=sv.len())
+                .map(|r| rank_k_relative_error(&sv, r))
+                .collect::<Vec<f64>>()
+        });
+        Self {
+            state,
+            n,
+            requested_d_k,
+            d_k,
+            seed,
+            show_a,
+            scores,
+            k,
+            target,
+            target_svd,
+            approx,
+            errors,
+            heads,
+            requested_heads,
+            lora_shape,
+            lora_r,
+            lora_bytes,
+            lora_errors,
+        }
+    }
+}
+
+fn whole(x: f64) -> String {
+    format!("{}", x.round() as i64)
+}
+
+fn one_decimal(x: f64) -> String {
+    format_number(x, 2)
+}
+
+fn count_format(x: f64) -> String {
+    if x.is_finite() && x.abs() < 1e15 {
+        let digits = format!("{}", x.round() as i64);
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push('\u{202F}');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        format_number(x, 4)
+    }
+}
+
+fn ratio_format(x: f64) -> String {
+    format!("{}×", format_number(x, 4))
+}
+
+fn bytes_format(x: f64) -> String {
+    format_bytes(x)
+}
+
+/// Tokens n (shared by three figures; `instance` tells the copies apart).
+#[component]
+fn TokensSlider(model: LinearAlgebraModel, instance: &'static str) -> impl IntoView {
+    let (_, set) = model.state.int_control("rn");
+    view! {
+        <Slider key="rn" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64)
+            on_change=Callback::new(move |v: f64| set.run(v.round() as i64))
+            scale=Scale::Linear { min: 2.0, max: MAX_N as f64, step: 1.0 } format=whole />
+    }
+}
+
+fn seed_field(model: LinearAlgebraModel, instance: &'static str) -> impl IntoView {
+    let (value, set) = model.state.int_control("rseed");
+    view! { <SeedField key="rseed" label="Seed" instance=instance value=value on_change=set max=999_999 /> }
+}
+
+/// Figure `score-rank`.
+#[component]
+pub fn ScoreRankFigure(
+    model: LinearAlgebraModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let shown = Memo::new(move |_| {
+        model.scores.with(|r| {
+            if model.show_a.get() {
+                r.a.clone()
+            } else {
+                r.s.clone()
+            }
+        })
+    });
+    let grid = Memo::new(move |_| shown.with(Grid::from_matrix));
+    let scale = Signal::derive(move || {
+        if model.show_a.get() {
+            let top = shown.with(|m| m.max()).max(1e-12);
+            ColorScale {
+                map: ColorMap::Sequential,
+                min: 0.0,
+                max: top,
+            }
+        } else {
+            shown.with(symmetric_scale)
+        }
+    });
+    let name = move || if model.show_a.get() { "A" } else { "S" };
+    let summary = Signal::derive(move || {
+        model.scores.with(|r| {
+            format!(
+                "Heatmap of the {n}×{n} matrix {}; rank(S) = {}, rank(A) = {}.",
+                name(),
+                r.rank_s,
+                r.rank_a,
+                n = r.n
+            )
+        })
+    });
+    let describe = Callback::new(move |(i, j): (usize, usize)| {
+        shown.with_untracked(|m| {
+            if i < m.nrows() && j < m.ncols() {
+                format!(
+                    "row {i}, column {j}: {} = {}",
+                    name(),
+                    format_number(m[(i, j)], 4)
+                )
+            } else {
+                String::new()
+            }
+        })
+    });
+    let spectrum = Signal::derive(move || {
+        model.scores.with(|r| {
+            let positive = |v: &[f64]| -> Vec<(f64, f64)> {
+                v.iter()
+                    .enumerate()
+                    .filter(|(_, s)| **s > 0.0 && s.is_finite())
+                    .map(|(i, s)| ((i + 1) as f64, *s))
+                    .collect()
+            };
+            let (s_pts, a_pts) = (positive(&r.sv_s), positive(&r.sv_a));
+            let shown_sv = if model.show_a.get() { &r.sv_a } else { &r.sv_s };
+            let tol = rank_tolerance(shown_sv, r.n, r.n);
+            let all = s_pts.iter().chain(&a_pts).map(|p| p.1);
+            let lo = all
+                .clone()
+                .fold(f64::INFINITY, f64::min)
+                .min(tol)
+                .max(1e-300);
+            let hi = all.fold(0.0, f64::max).max(lo * 10.0);
+            ChartSpec {
+                x: Axis {
+                    label: "index i".into(),
+                    min: 0.5,
+                    max: r.n as f64 + 0.5,
+                    log: false,
+                },
+                y: Axis {
+                    label: "σᵢ".into(),
+                    min: 10f64.powf(lo.log10().floor()),
+                    max: 10f64.powf(hi.log10().ceil()),
+                    log: true,
+                },
+                marks: vec![
+                    Mark::Line {
+                        label: "σ(S)".into(),
+                        points: s_pts,
+                        tone: Tone::Coral,
+                        dashed: false,
+                        dots: true,
+                    },
+                    Mark::Line {
+                        label: "σ(A)".into(),
+                        points: a_pts,
+                        tone: Tone::Blue,
+                        dashed: false,
+                        dots: r.n <= 64,
+                    },
+                    Mark::VRule {
+                        label: format!("dₖ = {}", r.d_k),
+                        x: r.d_k as f64 + 0.5,
+                        tone: Tone::Muted,
+                    },
+                    Mark::HRule {
+                        label: format!("rank threshold of {}", name()),
+                        y: tol,
+                        tone: Tone::Gold,
+                    },
+                ],
+                legend_left: false,
+            }
+        })
+    });
+    let spectrum_summary = Signal::derive(move || {
+        model.scores.with(|r| {
+            format!(
+                "Singular values on a log axis: S has {} non-zero, A has {} above the threshold; the marker is at dₖ = {}.",
+                r.sv_s.iter().filter(|s| **s > 0.0).count(),
+                r.rank_a,
+                r.d_k
+            )
+        })
+    });
+    let caption = Signal::derive(move || {
+        model
+            .scores
+            .with(|r| score_rank_caption(r, model.requested_d_k.get()))
+    });
+    let csv = Callback::new(move |_| {
+        model.scores.with_untracked(|r| {
+            let mut out = String::from("i,sigma_S,sigma_A\n");
+            for (i, (s, a)) in r.sv_s.iter().zip(&r.sv_a).enumerate() {
+                out.push_str(&format!("{},{s},{a}\n", i + 1));
+            }
+            out
+        })
+    });
+    let controls = move || {
+        let (_, set_dk) = model.state.int_control("rdk");
+        let (show, set_show) = model.state.choice_control("rshow");
+        view! {
+            <TokensSlider model=model instance="" />
+            <Slider key="rdk" label="Key dimension dₖ" value=Signal::derive(move || model.d_k.get() as f64)
+                on_change=Callback::new(move |v: f64| set_dk.run(v.round() as i64))
+                scale=Signal::derive(move || Scale::Linear { min: 1.0, max: model.n.get() as f64, step: 1.0 }) format=whole />
+            {seed_field(model, "")}
+            <Select key="rshow" label="Matrix shown" options=SHOW_OPTIONS value=show on_change=set_show />
+        }
+    };
+    view! {
+        <Figure id="score-rank" title="The rank of the scores, and of the attention" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <div class="pair-layout">
+                <div class="pair-item">
+                    <Heatmap name="score-rank" grid=grid scale=scale describe=describe summary=summary max_width=360.0 />
+                    <ColorBar scale=scale label="entries of the matrix shown" />
+                </div>
+                <div class="pair-item">
+                    <Chart name="singular-values" spec=spectrum summary=spectrum_summary aspect=0.75 />
+                </div>
+            </div>
+            <div class="readouts">
+                <Readout name="rank-s" label="rank S" value=Signal::derive(move || model.scores.with(|r| r.rank_s as f64)) format=whole />
+                <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.scores.with(|r| r.rank_a as f64)) format=whole />
+                <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
+                <Readout name="erank-a" label="effective rank A" value=Signal::derive(move || model.scores.with(|r| r.erank_a)) />
+            </div>
+        </Figure>
+    }
+}
+
+/// Figure `low-rank-target`.
+#[component]
+pub fn LowRankFigure(
+    model: LinearAlgebraModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let target_grid = Memo::new(move |_| model.target.with(Grid::from_matrix));
+    let approx_grid = Memo::new(move |_| model.approx.with(Grid::from_matrix));
+    let error = Signal::derive(move || {
+        model
+            .errors
+            .with(|e| e.get(model.k.get()).copied().unwrap_or(0.0))
+    });
+    let target_label = move || {
+        let id = model.state.params.with(|p| p.choice("target"));
+        TARGET_OPTIONS
+            .iter()
+            .find(|(v, _)| *v == id)
+            .map(|(_, t)| *t)
+            .unwrap_or("")
+    };
+    let describe = |which: Memo<DMatrix<f64>>, label: &'static str| {
+        Callback::new(move |(i, j): (usize, usize)| {
+            which.with_untracked(|m| {
+                if i < m.nrows() && j < m.ncols() {
+                    format!(
+                        "row {i}, column {j}: {label} = {}",
+                        format_number(m[(i, j)], 4)
+                    )
+                } else {
+                    String::new()
+                }
+            })
+        })
+    };
+    let summary = Signal::derive(move || {
+        format!(
+            "The {} target ({n}×{n}) beside its best rank-{} approximation; relative error {}.",
+            target_label(),
+            model.k.get(),
+            format_number(error.get(), 3),
+            n = model.n.get()
+        )
+    });
+    let approx_summary = Signal::derive(move || {
+        format!(
+            "Best rank-{} approximation of the target, relative error {}.",
+            model.k.get(),
+            format_number(error.get(), 3)
+        )
+    });
+    let curve = Signal::derive(move || {
+        model.errors.with(|e| ChartSpec {
+            x: Axis {
+                label: "rank k".into(),
+                min: 0.0,
+                max: (e.len().max(2) - 1) as f64,
+                log: false,
+            },
+            y: Axis {
+                label: "‖T − T_k‖_F / ‖T‖_F".into(),
+                min: 0.0,
+                max: 1.0,
+                log: false,
+            },
+            marks: vec![
+                Mark::Line {
+                    label: "relative error".into(),
+                    points: e.iter().enumerate().map(|(k, v)| (k as f64, *v)).collect(),
+                    tone: Tone::Blue,
+                    dashed: false,
+                    dots: e.len() <= 65,
+                },
+                Mark::VRule {
+                    label: format!("k = {}", model.k.get()),
+                    x: model.k.get() as f64,
+                    tone: Tone::Coral,
+                },
+            ],
+            legend_left: false,
+        })
+    });
+    let caption = Signal::derive(move || {
+        let n = model.n.get();
+        let k = model.k.get();
+        let rank = model
+            .target_svd
+            .with(|svd| numerical_rank(&svd.sigma, n, n));
+        let exact = model.errors.with(|e| e.iter().position(|v| *v <= 1e-12));
+        let exact_text = match exact {
+            Some(r) if r <= k => {
+                format!("From k = {r} on the approximation is exact (the target has rank {rank}).")
+            }
+            Some(r) => {
+                format!("The target has rank {rank}: it takes k = {r} to reproduce it exactly.")
+            }
+            None => format!("The target has rank {rank}."),
+        };
+        format!(
+            "The {} pattern on n = {n} tokens. Its best rank-{k} approximation (truncated SVD) leaves a relative error of {} = √(Σ_{{i>k}} σᵢ²)/‖T‖_F. {exact_text} A single head with dₖ = {k} cannot do better than this on the scores it must produce.",
+            target_label(),
+            format_number(error.get(), 4)
+        )
+    });
+    let csv = Callback::new(move |_| {
+        model.target_svd.with_untracked(|svd| {
+            model.errors.with_untracked(|e| {
+                let mut out = String::from("k,relative_error,sigma_k\n");
+                for (k, err) in e.iter().enumerate() {
+                    let sigma = if k == 0 {
+                        String::new()
+                    } else {
+                        format!("{}", svd.sigma[k - 1])
+                    };
+                    out.push_str(&format!("{k},{err},{sigma}\n"));
+                }
+                out
+            })
+        })
+    });
+    let controls = move || {
+        let (target, set_target) = model.state.choice_control("target");
+        let (_, set_k) = model.state.int_control("rk");
+        view! {
+            <Select key="target" label="Target pattern" options=TARGET_OPTIONS value=target on_change=set_target />
+            <Slider key="rk" label="Rank k" value=Signal::derive(move || model.k.get() as f64)
+                on_change=Callback::new(move |v: f64| set_k.run(v.round() as i64))
+                scale=Signal::derive(move || Scale::Linear { min: 1.0, max: model.n.get() as f64, step: 1.0 }) format=whole />
+            <TokensSlider model=model instance="-low-rank" />
+            {seed_field(model, "-low-rank")}
+        }
+    };
+    view! {
+        <Figure id="low-rank-target" title="Best rank-k approximations of attention patterns" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <div class="pair-layout">
+                <div class="pair-item">
+                    <p class="panel-label">"Target T"</p>
+                    <Heatmap name="target" grid=target_grid scale=TARGET_SCALE describe=describe(model.target, "T") summary=summary max_width=300.0 />
+                </div>
+                <div class="pair-item">
+                    <p class="panel-label">{move || format!("Best rank-{} approximation T_k", model.k.get())}</p>
+                    <Heatmap name="approximation" grid=approx_grid scale=TARGET_SCALE describe=describe(model.approx, "T_k") summary=approx_summary max_width=300.0 />
+                </div>
+            </div>
+            <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
+            <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", format_number(error.get(), 3))) aspect=0.45 max_width=640.0 />
+            <div class="readouts">
+                <Readout name="rel-error" label="relative error at k" value=error />
+            </div>
+        </Figure>
+    }
+}
+
+/// Figure `multi-head`.
+#[component]
+pub fn MultiHeadFigure(
+    model: LinearAlgebraModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let mh = model.heads;
+    let wq_grid = Memo::new(move |_| mh.with(|m| blocked_grid(&m.w_q, m.d_head, true)));
+    let wo_grid = Memo::new(move |_| mh.with(|m| blocked_grid(&m.w_o, m.d_head, false)));
+    let w_scale = Signal::derive(move || mh.with(|m| symmetric_scale(&m.w_q)));
+    let summary = Signal::derive(move || {
+        mh.with(|m| {
+            format!(
+                "{} heads of d_head = {}: per-head score ranks {:?}; the output has rank {}.",
+                m.heads, m.d_head, m.score_ranks, m.output_rank
+            )
+        })
+    });
+    let caption = Signal::derive(move || {
+        let requested = model.requested_heads.get();
+        mh.with(|m| {
+            let note = if requested != m.heads {
+                format!(" ({requested} heads do not divide d_model = {}; using {}, the largest divisor below.)", m.d_model, m.heads)
+            } else {
+                String::new()
+            };
+            let max_rank = m.score_ranks.iter().copied().max().unwrap_or(0);
+            format!(
+                "d_model = {} cut into {} heads of d_head = {}{note}. Each head's score matrix has rank at most d_head: here at most {max_rank} on n = {} tokens. Each head's value–output map W_V⁽ⁱ⁾W_O⁽ⁱ⁾ has rank ≤ {} too, but W_O sums them back: W_V W_O has rank {} of a possible {}, and the layer's output has rank {} ≤ min(n, d_model) = {}.",
+                m.d_model,
+                m.heads,
+                m.d_head,
+                model.n.get(),
+                m.d_head,
+                m.combined_ov_rank,
+                m.d_model,
+                m.output_rank,
+                model.n.get().min(m.d_model)
+            )
+        })
+    });
+    let csv = Callback::new(move |_| {
+        mh.with_untracked(|m| {
+            let mut out = String::from("head,d_head,score_rank,value_output_rank\n");
+            for (h, (r, ov)) in m.score_ranks.iter().zip(&m.ov_ranks).enumerate() {
+                out.push_str(&format!("{h},{},{r},{ov}\n", m.d_head));
+            }
+            out.push_str(&format!(
+                "all,{},{},{}\n",
+                m.d_model, m.output_rank, m.combined_ov_rank
+            ));
+            out
+        })
+    });
+    let heads_view = move || {
+        let count = mh.with(|m| m.heads);
+        (0..count)
+            .map(|h| {
+                let grid = Memo::new(move |_| {
+                    mh.with(|m| m.scores.get(h).map(Grid::from_matrix).unwrap_or_default())
+                });
+                let scale = Signal::derive(move || {
+                    mh.with(|m| m.scores.get(h).map(symmetric_scale).unwrap_or(TARGET_SCALE))
+                });
+                let rank = move || mh.with(|m| m.score_ranks.get(h).copied().unwrap_or(0));
+                let head_summary = Signal::derive(move || {
+                    format!("Score matrix of head {h}, rank {}.", rank())
+                });
+                let describe = Callback::new(move |(i, j): (usize, usize)| {
+                    mh.with_untracked(|m| {
+                        m.scores
+                            .get(h)
+                            .filter(|s| i < s.nrows() && j < s.ncols())
+                            .map(|s| format!("head {h}, row {i}, column {j}: S = {}", format_number(s[(i, j)], 4)))
+                            .unwrap_or_default()
+                    })
+                });
+                view! {
+                    <div class="head-cell" data-head=h>
+                        <p class="panel-label">{move || format!("head {h}: rank {} ≤ {}", rank(), mh.with(|m| m.d_head))}</p>
+                        <Heatmap name=HEAD_CANVASES[h.min(7)] grid=grid scale=scale describe=describe summary=head_summary max_width=150.0 />
+                    </div>
+                }
+            })
+            .collect_view()
+    };
+    let controls = move || {
+        let (d, set_d) = model.state.int_control("mhd");
+        let (_, set_h) = model.state.int_control("mhh");
+        view! {
+            <Slider key="mhd" label="d_model" value=Signal::derive(move || d.get() as f64)
+                on_change=Callback::new(move |v: f64| set_d.run(v.round() as i64))
+                scale=Scale::Linear { min: 16.0, max: 128.0, step: 8.0 } format=whole />
+            <Slider key="mhh" label="Heads h" value=Signal::derive(move || model.requested_heads.get() as f64)
+                on_change=Callback::new(move |v: f64| set_h.run(v.round() as i64))
+                scale=Scale::Linear { min: 1.0, max: 8.0, step: 1.0 } format=whole />
+            <TokensSlider model=model instance="-multi-head" />
+        }
+    };
+    view! {
+        <Figure id="multi-head" title="Multi-head: h small ranks, mixed back by W_O" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <div class="small-multiples">{heads_view}</div>
+            <div class="pair-layout">
+                <div class="pair-item">
+                    <p class="panel-label">"W_Q, its columns cut into heads (gaps between blocks)"</p>
+                    <Heatmap name="w-q-blocks" grid=wq_grid scale=w_scale summary=Signal::derive(move || mh.with(|m| format!("W_Q split into {} column blocks of {}.", m.heads, m.d_head)))
+                        describe=Callback::new(move |(i, j): (usize, usize)| format!("row {i}, column {j} of the blocked W_Q")) max_width=260.0 />
+                </div>
+                <div class="pair-item">
+                    <p class="panel-label">"W_O, its rows cut into heads: it mixes them back"</p>
+                    <Heatmap name="w-o-blocks" grid=wo_grid scale=w_scale summary=Signal::derive(move || mh.with(|m| format!("W_O split into {} row blocks of {}.", m.heads, m.d_head)))
+                        describe=Callback::new(move |(i, j): (usize, usize)| format!("row {i}, column {j} of the blocked W_O")) max_width=260.0 />
+                </div>
+            </div>
+            <div class="readouts">
+                <Readout name="d-head" label="d_head" value=Signal::derive(move || mh.with(|m| m.d_head as f64)) format=whole />
+                <Readout name="head-rank" label="largest head rank" value=Signal::derive(move || mh.with(|m| m.score_ranks.iter().copied().max().unwrap_or(0) as f64)) format=whole />
+                <Readout name="combined-ov-rank" label="rank W_V W_O" value=Signal::derive(move || mh.with(|m| m.combined_ov_rank as f64)) format=whole />
+                <Readout name="output-rank" label="rank of the output" value=Signal::derive(move || mh.with(|m| m.output_rank as f64)) format=whole />
+            </div>
+        </Figure>
+    }
+}
+
+/// Figure `lora`.
+#[component]
+pub fn LoraFigure(
+    model: LinearAlgebraModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let full = Signal::derive(move || {
+        let (o, i) = model.lora_shape.get();
+        full_update_params(o, i)
+    });
+    let lora = Signal::derive(move || {
+        let (o, i) = model.lora_shape.get();
+        lora_params(o, i, model.lora_r.get())
+    });
+    let ratio = Signal::derive(move || full.get() / lora.get().max(1.0));
+    let example_r = move || (model.lora_r.get() as usize).min(LORA_EXAMPLE_SIZE);
+    let example_error = Signal::derive(move || {
+        model
+            .lora_errors
+            .with(|e| e.get(example_r()).copied().unwrap_or(0.0))
+    });
+    let curve = Signal::derive(move || {
+        model.lora_errors.with(|e| ChartSpec {
+            x: Axis {
+                label: "rank r".into(),
+                min: 0.0,
+                max: LORA_EXAMPLE_SIZE as f64,
+                log: false,
+            },
+            y: Axis {
+                label: "relative error of the best rank-r ΔW".into(),
+                min: 0.0,
+                max: 1.0,
+                log: false,
+            },
+            marks: vec![
+                Mark::Line {
+                    label: "‖ΔW − (ΔW)_r‖_F / ‖ΔW‖_F".into(),
+                    points: e.iter().enumerate().map(|(r, v)| (r as f64, *v)).collect(),
+                    tone: Tone::Green,
+                    dashed: false,
+                    dots: false,
+                },
+                Mark::VRule {
+                    label: format!("r = {}", example_r()),
+                    x: example_r() as f64,
+                    tone: Tone::Coral,
+                },
+            ],
+            legend_left: false,
+        })
+    });
+    let summary = Signal::derive(move || {
+        let (o, i) = model.lora_shape.get();
+        format!(
+            "{o} × {i} at rank {}: {} parameters instead of {}, {} times fewer.",
+            model.lora_r.get(),
+            count_format(lora.get()),
+            count_format(full.get()),
+            format_number(ratio.get(), 4)
+        )
+    });
+    let caption = Signal::derive(move || {
+        let (o, i) = model.lora_shape.get();
+        let e = model.lora_bytes.get();
+        let r = model.lora_r.get();
+        let clip = if r as usize > LORA_EXAMPLE_SIZE {
+            format!(" (the example is {LORA_EXAMPLE_SIZE} × {LORA_EXAMPLE_SIZE}, so its r stops at {LORA_EXAMPLE_SIZE})")
+        } else {
+            String::new()
+        };
+        let over = if lora.get() >= full.get() {
+            " At this rank LoRA saves nothing: r(d_in + d_out) ≥ d_out·d_in."
+        } else {
+            ""
+        };
+        format!(
+            "A {o} × {i} weight: a full update ΔW has {} parameters ({}); LoRA's B ({o} × {r}) and A ({r} × {i}) have {} ({}), {} times fewer.{over} The example on the right is a random {LORA_EXAMPLE_SIZE} × {LORA_EXAMPLE_SIZE} update whose singular values decay as i^(−decay): its best rank-{} approximation keeps all but {} of it{clip}, which is how much a rank-r update of that shape could not express.",
+            count_format(full.get()),
+            format_bytes(full.get() * e),
+            count_format(lora.get()),
+            format_bytes(lora.get() * e),
+            format_number(ratio.get(), 4),
+            example_r(),
+            format_number(example_error.get(), 3)
+        )
+    });
+    let csv = Callback::new(move |_| {
+        model.lora_errors.with_untracked(|e| {
+            let mut out = String::from("r,relative_error\n");
+            for (r, v) in e.iter().enumerate() {
+                out.push_str(&format!("{r},{v}\n"));
+            }
+            out
+        })
+    });
+    let controls = move || {
+        let (shape, set_shape) = model.state.choice_control("lshape");
+        let (lout, set_lout) = model.state.int_control("lout");
+        let (lin, set_lin) = model.state.int_control("lin");
+        let (_, set_r) = model.state.int_control("lr");
+        let (dtype, set_dtype) = model.state.choice_control("ldtype");
+        let (decay, set_decay) = model.state.float_control("ldecay");
+        view! {
+            <Select key="lshape" label="Weight matrix" options=LORA_SHAPE_OPTIONS value=shape on_change=set_shape />
+            <Show when=move || shape.get() == "custom">
+                <NumberField key="lout" label="d_out" value=lout on_change=set_lout min=1 max=65_536 />
+                <NumberField key="lin" label="d_in" value=lin on_change=set_lin min=1 max=65_536 />
+            </Show>
+            <Slider key="lr" label="Rank r" value=Signal::derive(move || model.lora_r.get() as f64)
+                on_change=Callback::new(move |v: f64| set_r.run(v.round() as i64))
+                scale=Scale::Linear { min: 1.0, max: 256.0, step: 1.0 } format=whole />
+            <Select key="ldtype" label="Element type" options=DTYPE_OPTIONS value=dtype on_change=set_dtype />
+            <Slider key="ldecay" label="Example: spectrum decay" value=decay on_change=set_decay
+                scale=Scale::Linear { min: 0.0, max: 3.0, step: 0.1 } format=one_decimal />
+        }
+    };
+    view! {
+        <Figure id="lora" title="The bridge to LoRA: a low-rank update, counted" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <div class="pair-layout">
+                <div class="pair-item readouts readouts-column">
+                    <Readout name="full-params" label="full update d_out·d_in" value=full format=count_format />
+                    <Readout name="lora-params" label="LoRA r·(d_in + d_out)" value=lora format=count_format />
+                    <Readout name="ratio" label="full / LoRA" value=ratio format=ratio_format />
+                    <Readout name="full-bytes" label="full update, bytes" value=Signal::derive(move || full.get() * model.lora_bytes.get()) format=bytes_format />
+                    <Readout name="lora-bytes" label="LoRA, bytes" value=Signal::derive(move || lora.get() * model.lora_bytes.get()) format=bytes_format />
+                </div>
+                <div class="pair-item">
+                    <Chart name="lora-error" spec=curve summary=Signal::derive(move || format!("Relative error of the best rank-r approximation of the example update; {} at r = {}.", format_number(example_error.get(), 3), example_r())) aspect=0.7 />
+                    <div class="readouts">
+                        <Readout name="example-error" label="example: error at r" value=example_error />
+                    </div>
+                </div>
+            </div>
+        </Figure>
+    }
+}
+
+/// One Pass 3 figure alone (the embed view); `None` for another pass's figure id.
+pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
+    if !["score-rank", "low-rank-target", "multi-head", "lora"].contains(&id) {
+        return None;
+    }
+    let model = LinearAlgebraModel::new(use_url_state());
+    Some(match id {
+        "score-rank" => {
+            view! { <ScoreRankFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        "low-rank-target" => {
+            view! { <LowRankFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        "multi-head" => {
+            view! { <MultiHeadFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        _ => view! { <LoraFigure model=model show_controls=show_controls /> }.into_any(),
+    })
+}
+
+/// Section `linear-algebra`.
+#[component]
+pub fn LinearAlgebraSection() -> impl IntoView {
+    let model = LinearAlgebraModel::new(use_url_state());
+    view! {
+        <section class="pass" id="linear-algebra" aria-labelledby="linear-algebra-title">
+            <h2 id="linear-algebra-title"><span class="pass-number">"Pass 3"</span>" Linear algebra: a rank-dₖ object in an n×n costume"</h2>
+            <p>
+                "W_Q and W_K are learned changes of basis: each token's vector is mapped to a query and a key of dₖ numbers. "
+                "The score matrix is every query against every key, an n×n table — but it is built from two thin matrices, and a product of thin matrices cannot have more rank than they do:"
+            </p>
+            <Formula markup=formulas::RANK_BOUND />
+            <p>
+                "So when dₖ < n, one head cannot write an arbitrary pattern of scores: all n² of them live in a space of n·dₖ-ish degrees of freedom. "
+                "The usual story stops there and is loose in one place. The bound holds for the scores S. The softmax is applied entry by entry, and exponentials of a low-rank matrix are in general of full rank, so the attention matrix A = softmax(S) usually has a higher rank than S — while its singular values still fall off quickly. "
+                "Ranks below are counted the way numpy counts them, and an effective rank says how many directions really carry weight:"
+            </p>
+            <Formula markup=formulas::NUMERICAL_RANK />
+            <ScoreRankFigure model=model />
+            <h3 class="subhead">"What a rank-k head can and cannot say"</h3>
+            <p>
+                "Pick a pattern a head might want — attend to yourself, to the previous token, average everything before you — and ask for the closest matrix of rank k. "
+                "Eckart and Young answered exactly: truncate the SVD, and the error is what the dropped singular values held."
+            </p>
+            <Formula markup=formulas::ECKART_YOUNG />
+            <LowRankFigure model=model />
+            <h3 class="subhead">"Many heads"</h3>
+            <p>
+                "Multi-head attention carves the projections into h column blocks of d_head = d_model/h. Each head's scores have rank at most d_head; W_O takes the concatenated heads and mixes them back into d_model dimensions, so the layer as a whole is not limited to one head's rank."
+            </p>
+            <Formula markup=formulas::MULTI_HEAD />
+            <MultiHeadFigure model=model />
+            <h3 class="subhead">"The bridge to LoRA"</h3>
+            <p>
+                "The same algebra, used on purpose: fine-tune a d_out × d_in weight with an update that is a product of two thin matrices. "
+                "The update then has rank at most r, and costs far fewer parameters and bytes:"
+            </p>
+            <Formula markup=formulas::LORA />
+            <LoraFigure model=model />
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn caption_says_the_softmax_raised_the_rank_when_it_did() {
+        let r = score_rank(1, 32, 4);
+        assert!(r.rank_s <= 4 && r.rank_a > r.rank_s);
+        let c = score_rank_caption(&r, 4);
+        assert!(c.contains("not bound by dₖ"), "{c}");
+    }
+
+    #[test]
+    fn caption_says_so_when_the_softmax_adds_no_rank() {
+        let r = score_rank(1, 8, 8);
+        assert_eq!(r.rank_s, 8);
+        let c = score_rank_caption(&r, 100);
+        assert!(c.contains("no higher than S"), "{c}");
+        assert!(c.contains("dₖ = 100 was asked for"), "{c}");
+    }
+
+    #[test]
+    fn blocked_grid_inserts_one_gap_between_blocks() {
+        let m = DMatrix::from_fn(2, 4, |i, j| (i * 4 + j) as f64);
+        let g = blocked_grid(&m, 2, true);
+        assert_eq!((g.rows, g.cols), (2, 5));
+        assert!(g.get(0, 2).is_some_and(f64::is_nan));
+        assert_eq!(g.get(1, 4), Some(7.0));
+        let g = blocked_grid(&m, 1, false);
+        assert_eq!((g.rows, g.cols), (3, 4));
+    }
+
+    #[test]
+    fn lora_shapes_come_from_presets_or_the_custom_fields() {
+        assert_eq!(lora_shape("8192x28672", (1, 1)), (8192, 28672));
+        assert_eq!(lora_shape("custom", (0, 70_000)), (1, 65_536));
+        assert_eq!(lora_shape("nonsense", (5, 5)), (4096, 4096));
+    }
+
+    #[test]
+    fn count_format_groups_thousands() {
+        assert_eq!(count_format(16_777_216.0), "16\u{202F}777\u{202F}216");
+        assert_eq!(count_format(512.0), "512");
+    }
+}

@@ -1,0 +1,960 @@
+//! Pass 4 — stability: why deep stacks train at all (section id `stability`).
+//!
+//! Figures `gradient-flow` (per-layer gradient norms of a real stack, as a strip and a
+//! curve, beside the toy chain), `gradient-ab` (two wirings side by side) and
+//! `depth-sweep` (bottom-to-top ratio against depth for the four wirings).
+//!
+//! The stack is computed off the input event: in slices of at most [`SLICE_MS`] with a
+//! yield to the browser between them, so no task blocks the page; a generation counter
+//! drops a run as soon as a newer request exists, and the forward tape is kept, so a
+//! depth change only runs the new blocks and the backward pass.
+
+use leptos::prelude::*;
+use leptos::task::spawn_local;
+
+use crate::app::{use_url_state, UrlState};
+use crate::formulas;
+use crate::math::stability::{
+    bottom_to_top, heads_dividing, toy_chain, verdict_of, GradientProfile, GradientVerdict,
+    NormPlacement, StackShape, Tape, Wiring, MAX_DEPTH, SWEEP_DEPTHS,
+};
+use crate::widgets::format::format_number;
+use crate::widgets::hooks::{now_ms, yield_to_browser};
+use crate::widgets::{
+    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
+    Readout, Scale, SeedField, Select, Slider, Toggle, Tone,
+};
+
+/// Longest slice of work between two yields to the browser (ms).
+pub const SLICE_MS: f64 = 8.0;
+/// The strip's colour scale: log₁₀ of the gradient norm from −10 (dark) to +10.
+pub const STRIP_SCALE: ColorScale = ColorScale {
+    map: ColorMap::Sequential,
+    min: -10.0,
+    max: 10.0,
+};
+const NORM_OPTIONS: &[(&str, &str)] = &[
+    ("none", "none"),
+    ("post", "post-norm: LN(x + F(x))"),
+    ("pre", "pre-norm: x + F(LN(x))"),
+];
+const GRAD_OPTIONS: &[(&str, &str)] =
+    &[("act", "activations ∂L/∂xₗ"), ("weight", "weights ∂L/∂θₗ")];
+
+/// The norm placement a `norm=` value names.
+pub fn norm_of(id: &str) -> NormPlacement {
+    match id {
+        "post" => NormPlacement::Post,
+        "pre" => NormPlacement::Pre,
+        _ => NormPlacement::None,
+    }
+}
+
+/// The stack the URL describes (everything but depth) for `wiring`.
+pub fn shape_from(p: &crate::state::Params, wiring: Wiring) -> StackShape {
+    let d_model = p.int("dmodel").clamp(16, 64) as usize;
+    StackShape {
+        d_model,
+        heads: heads_dividing(d_model, p.int("heads").clamp(1, 4) as usize),
+        seq_len: p.int("seq").clamp(4, 16) as usize,
+        gain: p.float("gain").clamp(0.25, 2.0),
+        seed: p.int("sseed").max(0) as u64,
+        wiring,
+    }
+}
+
+/// The norms a figure shows: activations' or weights' gradients.
+pub fn shown_norms(profile: &GradientProfile, weights: bool) -> &[f64] {
+    if weights {
+        &profile.weight_grad_norm
+    } else {
+        &profile.input_grad_norm
+    }
+}
+
+/// The caption's sentence for a verdict, from the numbers.
+pub fn verdict_sentence(
+    verdict: GradientVerdict,
+    depth: usize,
+    overflow_layer: Option<usize>,
+) -> String {
+    match verdict {
+        GradientVerdict::Vanished(r) => format!(
+            "Vanished: the gradient reaching layer 0 is {} of the top layer's (below 10⁻³), so the bottom of this {depth}-block stack barely learns.",
+            format_number(r, 3)
+        ),
+        GradientVerdict::Exploded(r) => format!(
+            "Exploded: the gradient reaching layer 0 is {} times the top layer's (above 10³).",
+            format_number(r, 3)
+        ),
+        GradientVerdict::Stable(r) => format!(
+            "Stable: bottom over top is {}, within a factor of 1000 across {depth} blocks.",
+            format_number(r, 3)
+        ),
+        GradientVerdict::Overflow => match overflow_layer {
+            Some(l) => format!(
+                "Overflow: the numbers left the range of f64 (about 1.8·10³⁰⁸) at layer {l}; those layers are drawn empty and no ratio exists. The gradient exploded beyond what a computer can hold."
+            ),
+            None => "Overflow or underflow: a norm left the range of f64, so no ratio exists.".into(),
+        },
+    }
+}
+
+fn ratio_format(x: f64) -> String {
+    if x.is_finite() {
+        format_number(x, 3)
+    } else {
+        "overflow".into()
+    }
+}
+
+fn norm_format(x: f64) -> String {
+    if x.is_finite() {
+        format_number(x, 3)
+    } else {
+        "overflow".into()
+    }
+}
+
+fn whole(x: f64) -> String {
+    format!("{}", x.round() as i64)
+}
+
+fn two_digits(x: f64) -> String {
+    format_number(x, 3)
+}
+
+/// A gradient profile computed in slices, superseded by newer requests.
+#[derive(Clone, Copy)]
+pub struct AsyncProfile {
+    /// The latest finished profile with the depth it belongs to.
+    pub result: RwSignal<Option<(usize, GradientProfile)>>,
+    /// True while a newer request is still being computed.
+    pub busy: RwSignal<bool>,
+}
+
+/// Keeps a profile of `shape` at `depth` up to date; the tape is cached across depths.
+pub fn use_gradient_profile(shape: Memo<StackShape>, depth: Memo<usize>) -> AsyncProfile {
+    let result = RwSignal::new(None::<(usize, GradientProfile)>);
+    let busy = RwSignal::new(false);
+    let generation = StoredValue::new(0u64);
+    let tape = StoredValue::new(None::<Tape>);
+    Effect::new(move |_| {
+        let s = shape.get();
+        let l = depth.get().clamp(1, MAX_DEPTH);
+        let my_gen = generation.get_value() + 1;
+        generation.set_value(my_gen);
+        busy.set(true);
+        spawn_local(async move {
+            let current = move || generation.get_value() == my_gen;
+            let mut t = tape
+                .try_update_value(|t| t.take())
+                .flatten()
+                .filter(|t| t.shape == s)
+                .unwrap_or_else(|| Tape::new(s.clone()));
+            let mut slice = now_ms();
+            while t.len() < l {
+                t.push_block();
+                if now_ms() - slice > SLICE_MS {
+                    yield_to_browser().await;
+                    slice = now_ms();
+                    if !current() {
+                        tape.set_value(Some(t));
+                        return;
+                    }
+                }
+            }
+            let mut back = t.backward(l);
+            while !back.step(&t) {
+                if now_ms() - slice > SLICE_MS {
+                    yield_to_browser().await;
+                    slice = now_ms();
+                    if !current() {
+                        tape.set_value(Some(t));
+                        return;
+                    }
+                }
+            }
+            let profile = back.profile(&t);
+            tape.set_value(Some(t));
+            if current() {
+                result.set(Some((l, profile)));
+                busy.set(false);
+            }
+        });
+    });
+    AsyncProfile { result, busy }
+}
+
+/// The depth sweep: bottom/top ratio at each depth of [`SWEEP_DEPTHS`] for each wiring
+/// (None where it overflowed), computed in slices.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DepthSweep {
+    pub rows: Vec<(Wiring, Vec<Option<f64>>)>,
+}
+
+/// Computes the sweep for `base` (its wiring is ignored) whenever it changes.
+pub fn use_depth_sweep(base: Memo<StackShape>) -> AsyncSweep {
+    let result = RwSignal::new(None::<DepthSweep>);
+    let progress = RwSignal::new(0.0f64);
+    let generation = StoredValue::new(0u64);
+    Effect::new(move |_| {
+        let s = base.get();
+        let my_gen = generation.get_value() + 1;
+        generation.set_value(my_gen);
+        progress.set(0.0);
+        spawn_local(async move {
+            let current = move || generation.get_value() == my_gen;
+            let total: usize =
+                Wiring::SWEEP.len() * (MAX_DEPTH + SWEEP_DEPTHS.iter().sum::<usize>());
+            let mut done = 0usize;
+            let mut rows = Vec::new();
+            let mut slice = now_ms();
+            for wiring in Wiring::SWEEP {
+                let mut tape = Tape::new(StackShape {
+                    wiring,
+                    ..s.clone()
+                });
+                let mut ratios = Vec::new();
+                for &depth in &SWEEP_DEPTHS {
+                    while tape.len() < depth {
+                        tape.push_block();
+                        done += 1;
+                        if now_ms() - slice > SLICE_MS {
+                            yield_to_browser().await;
+                            slice = now_ms();
+                            if !current() {
+                                return;
+                            }
+                            progress.set(done as f64 / total as f64);
+                        }
+                    }
+                    let mut back = tape.backward(depth);
+                    loop {
+                        let finished = back.step(&tape);
+                        done += 1;
+                        if now_ms() - slice > SLICE_MS {
+                            yield_to_browser().await;
+                            slice = now_ms();
+                            if !current() {
+                                return;
+                            }
+                            progress.set(done as f64 / total as f64);
+                        }
+                        if finished {
+                            break;
+                        }
+                    }
+                    ratios.push(bottom_to_top(&back.profile(&tape).input_grad_norm));
+                }
+                rows.push((wiring, ratios));
+            }
+            if current() {
+                result.set(Some(DepthSweep { rows }));
+                progress.set(1.0);
+            }
+        });
+    });
+    AsyncSweep { result, progress }
+}
+
+/// The depth sweep's state.
+#[derive(Clone, Copy)]
+pub struct AsyncSweep {
+    pub result: RwSignal<Option<DepthSweep>>,
+    /// Fraction done of the latest request (1 when finished).
+    pub progress: RwSignal<f64>,
+}
+
+/// Everything Pass 4 computes, as memos over the URL state.
+#[derive(Clone, Copy)]
+pub struct StabilityModel {
+    pub state: UrlState,
+    pub depth: Memo<usize>,
+    pub weights: Memo<bool>,
+    pub rho: Memo<f64>,
+    pub requested_heads: Memo<usize>,
+    pub shape: Memo<StackShape>,
+    pub shape_a: Memo<StackShape>,
+    pub shape_b: Memo<StackShape>,
+}
+
+impl StabilityModel {
+    /// Builds the memo graph from the URL state.
+    pub fn new(state: UrlState) -> Self {
+        let p = state.params;
+        let wiring = |res: &'static str, norm: &'static str| {
+            move |p: &crate::state::Params| Wiring {
+                residual: p.flag(res),
+                norm: norm_of(p.choice(norm)),
+            }
+        };
+        let (w, wa, wb) = (
+            wiring("res", "norm"),
+            wiring("ares", "anorm"),
+            wiring("bres", "bnorm"),
+        );
+        Self {
+            state,
+            depth: Memo::new(move |_| {
+                p.with(|p| p.int("depth")).clamp(1, MAX_DEPTH as i64) as usize
+            }),
+            weights: Memo::new(move |_| p.with(|p| p.choice("grad")) == "weight"),
+            rho: Memo::new(move |_| p.with(|p| p.float("rho"))),
+            requested_heads: Memo::new(move |_| p.with(|p| p.int("heads")).clamp(1, 4) as usize),
+            shape: Memo::new(move |_| p.with(|p| shape_from(p, w(p)))),
+            shape_a: Memo::new(move |_| p.with(|p| shape_from(p, wa(p)))),
+            shape_b: Memo::new(move |_| p.with(|p| shape_from(p, wb(p)))),
+        }
+    }
+}
+
+/// The strip: one cell per layer, log₁₀ of the norm (non-finite cells left empty).
+fn strip_grid(norms: &[f64]) -> Grid {
+    Grid {
+        rows: 1,
+        cols: norms.len(),
+        values: norms
+            .iter()
+            .map(|v| {
+                if v.is_finite() && *v > 0.0 {
+                    v.log10()
+                } else {
+                    f64::NAN
+                }
+            })
+            .collect(),
+    }
+}
+
+/// The curve of per-layer norms (log y), with optional toy chain scaled to the top layer.
+fn profile_chart(series: &[(String, &[f64], Tone)], toy: Option<f64>) -> ChartSpec {
+    let finite: Vec<f64> = series
+        .iter()
+        .flat_map(|(_, v, _)| v.iter().copied())
+        .filter(|v| v.is_finite() && *v > 0.0)
+        .collect();
+    let depth = series.iter().map(|(_, v, _)| v.len()).max().unwrap_or(1);
+    let mut marks = Vec::new();
+    let mut lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
+    let mut hi = finite.iter().copied().fold(0.0, f64::max);
+    for (label, values, tone) in series {
+        marks.push(Mark::Line {
+            label: label.clone(),
+            points: values
+                .iter()
+                .enumerate()
+                .filter(|(_, v)| v.is_finite() && **v > 0.0)
+                .map(|(l, v)| (l as f64, *v))
+                .collect(),
+            tone: *tone,
+            dashed: false,
+            dots: values.len() <= 48,
+        });
+    }
+    if let (Some(rho), Some((_, first, _))) = (toy, series.first()) {
+        if let Some(top) = first.last().copied().filter(|v| v.is_finite() && *v > 0.0) {
+            let chain: Vec<(f64, f64)> = toy_chain(rho, first.len())
+                .iter()
+                .enumerate()
+                .map(|(l, f)| (l as f64, top * f))
+                .filter(|(_, v)| v.is_finite() && *v > 0.0)
+                .collect();
+            for (_, v) in &chain {
+                lo = lo.min(*v);
+                hi = hi.max(*v);
+            }
+            marks.push(Mark::Line {
+                label: format!("toy chain ρ = {}", format_number(rho, 2)),
+                points: chain,
+                tone: Tone::Muted,
+                dashed: true,
+                dots: false,
+            });
+        }
+    }
+    if !lo.is_finite() || lo <= 0.0 {
+        lo = 1e-3;
+    }
+    if hi <= lo {
+        hi = lo * 10.0;
+    }
+    ChartSpec {
+        x: Axis {
+            label: "layer l (0 = bottom)".into(),
+            min: -0.5,
+            max: depth as f64 - 0.5,
+            log: false,
+        },
+        y: Axis {
+            label: "gradient norm".into(),
+            min: 10f64.powf(lo.log10().floor()).max(1e-300),
+            max: 10f64.powf(hi.log10().ceil()).min(1e300),
+            log: true,
+        },
+        marks,
+        legend_left: false,
+    }
+}
+
+fn profile_csv(profile: &GradientProfile) -> String {
+    let mut out = String::from("layer,input_grad_norm,weight_grad_norm\n");
+    for (l, (a, w)) in profile
+        .input_grad_norm
+        .iter()
+        .zip(&profile.weight_grad_norm)
+        .enumerate()
+    {
+        let cell = |v: &f64| {
+            if v.is_finite() {
+                format!("{v}")
+            } else {
+                "overflow".into()
+            }
+        };
+        out.push_str(&format!("{l},{},{}\n", cell(a), cell(w)));
+    }
+    out
+}
+
+fn describe_layer(
+    result: RwSignal<Option<(usize, GradientProfile)>>,
+    weights: Memo<bool>,
+) -> Callback<(usize, usize), String> {
+    Callback::new(move |(_, l): (usize, usize)| {
+        result.with_untracked(|r| {
+            r.as_ref()
+                .and_then(|(_, p)| shown_norms(p, weights.get_untracked()).get(l).copied())
+                .map(|v| format!("layer {l}: gradient norm {}", norm_format(v)))
+                .unwrap_or_default()
+        })
+    })
+}
+
+/// Architecture controls shared by the three figures.
+#[component]
+fn StackControls(model: StabilityModel, instance: &'static str) -> impl IntoView {
+    let s = model.state;
+    let (gain, set_gain) = s.float_control("gain");
+    let (seed, set_seed) = s.int_control("sseed");
+    let (d, set_d) = s.int_control("dmodel");
+    let (_, set_h) = s.int_control("heads");
+    let (t, set_t) = s.int_control("seq");
+    let int_cb = |cb: Callback<i64>| Callback::new(move |v: f64| cb.run(v.round() as i64));
+    view! {
+        <Slider key="gain" label="Init gain" instance=instance value=gain on_change=set_gain
+            scale=Scale::Linear { min: 0.25, max: 2.0, step: 0.05 } format=two_digits />
+        <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed max=999_999 />
+        <Slider key="dmodel" label="d_model" instance=instance value=Signal::derive(move || d.get() as f64) on_change=int_cb(set_d)
+            scale=Scale::Linear { min: 16.0, max: 64.0, step: 4.0 } format=whole />
+        <Slider key="heads" label="Heads" instance=instance value=Signal::derive(move || model.requested_heads.get() as f64) on_change=int_cb(set_h)
+            scale=Scale::Linear { min: 1.0, max: 4.0, step: 1.0 } format=whole />
+        <Slider key="seq" label="Tokens T" instance=instance value=Signal::derive(move || t.get() as f64) on_change=int_cb(set_t)
+            scale=Scale::Linear { min: 4.0, max: 16.0, step: 1.0 } format=whole />
+    }
+}
+
+#[component]
+fn DepthSlider(model: StabilityModel, instance: &'static str) -> impl IntoView {
+    let (_, set) = model.state.int_control("depth");
+    view! {
+        <Slider key="depth" label="Depth L" instance=instance value=Signal::derive(move || model.depth.get() as f64)
+            on_change=Callback::new(move |v: f64| set.run(v.round() as i64))
+            scale=Scale::Linear { min: 1.0, max: MAX_DEPTH as f64, step: 1.0 } format=whole />
+    }
+}
+
+#[component]
+fn WiringControls(
+    model: StabilityModel,
+    res: &'static str,
+    norm: &'static str,
+    label: &'static str,
+    instance: &'static str,
+) -> impl IntoView {
+    let (r, set_r) = model.state.flag_control(res);
+    let (n, set_n) = model.state.choice_control(norm);
+    view! {
+        <fieldset class="control-group">
+            <legend>{label}</legend>
+            <Toggle key=res label="Residual" instance=instance value=r on_change=set_r />
+            <Select key=norm label="LayerNorm" instance=instance options=NORM_OPTIONS value=n on_change=set_n />
+        </fieldset>
+    }
+}
+
+fn heads_note(model: StabilityModel) -> impl IntoView {
+    move || {
+        let (asked, used, d) = (
+            model.requested_heads.get(),
+            model.shape.with(|s| s.heads),
+            model.shape.with(|s| s.d_model),
+        );
+        (asked != used).then(|| {
+            view! { <p class="control-note" role="status">{format!("{asked} heads do not divide d_model = {d}: using {used}.")}</p> }
+        })
+    }
+}
+
+/// Figure `gradient-flow`.
+#[component]
+pub fn GradientFlowFigure(
+    model: StabilityModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let run = use_gradient_profile(model.shape, model.depth);
+    let norms = Memo::new(move |_| {
+        run.result
+            .with(|r| {
+                r.as_ref()
+                    .map(|(_, p)| shown_norms(p, model.weights.get()).to_vec())
+            })
+            .unwrap_or_default()
+    });
+    let grid = Memo::new(move |_| norms.with(|n| strip_grid(n)));
+    let ratio = Signal::derive(move || norms.with(|n| bottom_to_top(n).unwrap_or(f64::INFINITY)));
+    let which = move || {
+        if model.weights.get() {
+            "weight"
+        } else {
+            "input"
+        }
+    };
+    let summary = Signal::derive(move || {
+        format!(
+            "Strip of {} layers coloured by log₁₀ of the {} gradient norm; bottom over top = {}.",
+            norms.with(|n| n.len()),
+            which(),
+            ratio_format(ratio.get())
+        )
+    });
+    let spec = Signal::derive(move || {
+        norms.with(|n| {
+            let label = model.shape.with(|s| s.wiring.label());
+            profile_chart(&[(label, n.as_slice(), Tone::Blue)], Some(model.rho.get()))
+        })
+    });
+    let caption = Signal::derive(move || {
+        run.result.with(|r| match r {
+            None => "Computing the stack…".to_string(),
+            Some((depth, p)) => {
+                let n = shown_norms(p, model.weights.get());
+                let verdict = verdict_of(bottom_to_top(n));
+                let toy = model.rho.get().powi(*depth as i32 - 1);
+                model.shape.with(|s| {
+                    format!(
+                        "A real stack of {depth} blocks ({}; d_model {}, {} heads, {} tokens, gain {}), forward and backward in f64. {} The toy chain with ρ = {} would give ρ^(L−1) = {} between the same layers.",
+                        s.wiring.label(),
+                        s.d_model,
+                        s.heads,
+                        s.seq_len,
+                        format_number(s.gain, 3),
+                        verdict_sentence(verdict, *depth, p.first_backward_overflow().or(p.forward_overflow)),
+                        format_number(model.rho.get(), 2),
+                        format_number(toy, 3)
+                    )
+                })
+            }
+        })
+    });
+    let csv = Callback::new(move |_| {
+        run.result
+            .with_untracked(|r| r.as_ref().map(|(_, p)| profile_csv(p)).unwrap_or_default())
+    });
+    let controls = move || {
+        let (grad, set_grad) = model.state.choice_control("grad");
+        let (_, set_rho) = model.state.float_control("rho");
+        view! {
+            <DepthSlider model=model instance="" />
+            <WiringControls model=model res="res" norm="norm" label="Wiring" instance="" />
+            <Select key="grad" label="Gradient shown" options=GRAD_OPTIONS value=grad on_change=set_grad />
+            <Slider key="rho" label="Toy factor ρ" value=model.rho on_change=set_rho
+                scale=Scale::Linear { min: 0.1, max: 1.5, step: 0.05 } format=two_digits />
+            <StackControls model=model instance="" />
+            {heads_note(model)}
+        }
+    };
+    view! {
+        <Figure id="gradient-flow" title="Gradient flow through a real stack" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
+            <div class="strip">
+                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 />
+            </div>
+            <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
+            <Chart name="gradient-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
+            <div class="readouts" aria-busy=move || run.busy.get().to_string()>
+                <Readout name="grad-ratio" label="bottom / top" value=ratio format=ratio_format />
+                <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map(|(d, _)| *d as f64).unwrap_or(0.0))) format=whole />
+                <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(0.0))) format=norm_format />
+                <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(0.0))) format=norm_format />
+            </div>
+        </Figure>
+    }
+}
+
+/// Figure `gradient-ab`.
+#[component]
+pub fn GradientAbFigure(
+    model: StabilityModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let run_a = use_gradient_profile(model.shape_a, model.depth);
+    let run_b = use_gradient_profile(model.shape_b, model.depth);
+    let norms = move |run: AsyncProfile| {
+        Memo::new(move |_| {
+            run.result
+                .with(|r| {
+                    r.as_ref()
+                        .map(|(_, p)| shown_norms(p, model.weights.get()).to_vec())
+                })
+                .unwrap_or_default()
+        })
+    };
+    let (na, nb) = (norms(run_a), norms(run_b));
+    let (ga, gb) = (
+        Memo::new(move |_| na.with(|n| strip_grid(n))),
+        Memo::new(move |_| nb.with(|n| strip_grid(n))),
+    );
+    let ratio = move |n: Memo<Vec<f64>>| {
+        Signal::derive(move || n.with(|n| bottom_to_top(n).unwrap_or(f64::INFINITY)))
+    };
+    let (ra, rb) = (ratio(na), ratio(nb));
+    let (label_a, label_b) = (
+        Signal::derive(move || model.shape_a.with(|s| s.wiring.label())),
+        Signal::derive(move || model.shape_b.with(|s| s.wiring.label())),
+    );
+    let spec = Signal::derive(move || {
+        na.with(|a| {
+            nb.with(|b| {
+                profile_chart(
+                    &[
+                        (format!("A: {}", label_a.get()), a.as_slice(), Tone::Coral),
+                        (format!("B: {}", label_b.get()), b.as_slice(), Tone::Blue),
+                    ],
+                    None,
+                )
+            })
+        })
+    });
+    let summary = Signal::derive(move || {
+        format!(
+            "A ({}) bottom over top {}; B ({}) {}.",
+            label_a.get(),
+            ratio_format(ra.get()),
+            label_b.get(),
+            ratio_format(rb.get())
+        )
+    });
+    let caption = Signal::derive(move || {
+        let depth = model.depth.get();
+        let sentence = |n: Memo<Vec<f64>>| {
+            n.with(|n| verdict_sentence(verdict_of(bottom_to_top(n)), depth, None))
+        };
+        format!(
+            "The same seed, input and depth L = {depth}, wired two ways. A, {}: {} B, {}: {}",
+            label_a.get(),
+            sentence(na),
+            label_b.get(),
+            sentence(nb)
+        )
+    });
+    let csv = Callback::new(move |_| {
+        let col = |run: AsyncProfile| {
+            run.result
+                .with_untracked(|r| r.as_ref().map(|(_, p)| p.clone()))
+        };
+        match (col(run_a), col(run_b)) {
+            (Some(a), Some(b)) => {
+                let mut out = String::from("layer,a_input_grad_norm,a_weight_grad_norm,b_input_grad_norm,b_weight_grad_norm\n");
+                for l in 0..a.input_grad_norm.len().min(b.input_grad_norm.len()) {
+                    out.push_str(&format!(
+                        "{l},{},{},{},{}\n",
+                        a.input_grad_norm[l],
+                        a.weight_grad_norm[l],
+                        b.input_grad_norm[l],
+                        b.weight_grad_norm[l]
+                    ));
+                }
+                out
+            }
+            _ => String::new(),
+        }
+    });
+    let controls = move || {
+        let (grad, set_grad) = model.state.choice_control("grad");
+        view! {
+            <DepthSlider model=model instance="-ab" />
+            <WiringControls model=model res="ares" norm="anorm" label="A" instance="-a" />
+            <WiringControls model=model res="bres" norm="bnorm" label="B" instance="-b" />
+            <Select key="grad" label="Gradient shown" instance="-ab" options=GRAD_OPTIONS value=grad on_change=set_grad />
+        }
+    };
+    view! {
+        <Figure id="gradient-ab" title="Side by side: the identity highway at work" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
+            <div class="strip">
+                <Heatmap name="strip-a" grid=ga scale=STRIP_SCALE describe=describe_layer(run_a.result, model.weights) summary=Signal::derive(move || format!("Strip A, bottom over top {}.", ratio_format(ra.get()))) max_width=760.0 />
+            </div>
+            <p class="panel-label">{move || format!("B: {}", label_b.get())}</p>
+            <div class="strip">
+                <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", ratio_format(rb.get()))) max_width=760.0 />
+            </div>
+            <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
+            <div class="readouts">
+                <Readout name="grad-ratio-a" label="A: bottom / top" value=ra format=ratio_format />
+                <Readout name="grad-ratio-b" label="B: bottom / top" value=rb format=ratio_format />
+            </div>
+        </Figure>
+    }
+}
+
+/// The sweep's readout names, in the order of [`Wiring::SWEEP`].
+const SWEEP_READOUTS: [&str; 4] = ["sweep-plain", "sweep-post", "sweep-pre", "sweep-residual"];
+const SWEEP_TONES: [Tone; 4] = [Tone::Coral, Tone::Purple, Tone::Blue, Tone::Gold];
+
+/// Figure `depth-sweep`.
+#[component]
+pub fn DepthSweepFigure(
+    model: StabilityModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let sweep = use_depth_sweep(model.shape);
+    let spec = Signal::derive(move || {
+        sweep.result.with(|r| {
+            let rows = r.as_ref().map(|s| s.rows.clone()).unwrap_or_default();
+            let values: Vec<f64> = rows
+                .iter()
+                .flat_map(|(_, v)| v.iter().flatten().copied())
+                .filter(|v| *v > 0.0)
+                .collect();
+            let lo = values.iter().copied().fold(1e-3, f64::min);
+            let hi = values.iter().copied().fold(1e3, f64::max);
+            let mut marks: Vec<Mark> = rows
+                .iter()
+                .zip(SWEEP_TONES)
+                .map(|((w, v), tone)| Mark::Line {
+                    label: w.label(),
+                    points: SWEEP_DEPTHS
+                        .iter()
+                        .zip(v)
+                        .filter_map(|(d, r)| r.filter(|r| *r > 0.0).map(|r| (*d as f64, r)))
+                        .collect(),
+                    tone,
+                    dashed: false,
+                    dots: true,
+                })
+                .collect();
+            marks.push(Mark::HRule {
+                label: "10⁻³ (vanished)".into(),
+                y: 1e-3,
+                tone: Tone::Muted,
+            });
+            marks.push(Mark::HRule {
+                label: "10³ (exploded)".into(),
+                y: 1e3,
+                tone: Tone::Muted,
+            });
+            ChartSpec {
+                x: Axis {
+                    label: "depth L".into(),
+                    min: 1.0,
+                    max: MAX_DEPTH as f64,
+                    log: true,
+                },
+                y: Axis {
+                    label: "bottom / top gradient norm".into(),
+                    min: 10f64.powf(lo.log10().floor()).max(1e-300),
+                    max: 10f64.powf(hi.log10().ceil()).min(1e300),
+                    log: true,
+                },
+                marks,
+                legend_left: true,
+            }
+        })
+    });
+    let at_deepest = move |i: usize| {
+        Signal::derive(move || {
+            sweep.result.with(|r| {
+                r.as_ref()
+                    .and_then(|s| s.rows.get(i))
+                    .and_then(|(_, v)| v.last().copied().flatten())
+                    .unwrap_or(f64::INFINITY)
+            })
+        })
+    };
+    let summary = Signal::derive(move || {
+        sweep.result.with(|r| match r {
+            None => "Computing the depth sweep…".to_string(),
+            Some(s) => s
+                .rows
+                .iter()
+                .map(|(w, v)| {
+                    format!(
+                        "{}: {} at depth 128",
+                        w.label(),
+                        ratio_format(v.last().copied().flatten().unwrap_or(f64::INFINITY))
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        })
+    });
+    let caption = Signal::derive(move || {
+        sweep.result.with(|r| match r {
+            None => format!("Computing the four wirings at eight depths… {}%", (sweep.progress.get() * 100.0).round()),
+            Some(s) => {
+                let parts: Vec<String> = s
+                    .rows
+                    .iter()
+                    .map(|(w, v)| {
+                        let at = |d: usize| SWEEP_DEPTHS.iter().position(|x| *x == d).and_then(|i| v[i]);
+                        format!("{}: {} at L = 32, {} at L = 128", w.label(), ratio_format(at(32).unwrap_or(f64::INFINITY)), ratio_format(at(128).unwrap_or(f64::INFINITY)))
+                    })
+                    .collect();
+                format!("Bottom-to-top gradient ratio of real stacks (same seed, input and weights for every depth: a shallow stack is the first blocks of a deep one). {}.", parts.join("; "))
+            }
+        })
+    });
+    let csv = Callback::new(move |_| {
+        sweep.result.with_untracked(|r| {
+            let mut out =
+                String::from("depth,no_residual_no_norm,post_norm,pre_norm,residual_no_norm\n");
+            if let Some(s) = r {
+                for (i, d) in SWEEP_DEPTHS.iter().enumerate() {
+                    let cells: Vec<String> = s
+                        .rows
+                        .iter()
+                        .map(|(_, v)| {
+                            v[i].map(|x| x.to_string())
+                                .unwrap_or_else(|| "overflow".into())
+                        })
+                        .collect();
+                    out.push_str(&format!("{d},{}\n", cells.join(",")));
+                }
+            }
+            out
+        })
+    });
+    let controls = move || view! { <StackControls model=model instance="-sweep" /> };
+    view! {
+        <Figure id="depth-sweep" title="Depth sweep: four wirings from 1 to 128 blocks" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
+            <div class="readouts" aria-busy=move || sweep.result.with(|r| r.is_none()).to_string()>
+                {SWEEP_READOUTS.iter().enumerate().map(|(i, name)| {
+                    let label = ["no residual, no norm (L = 128)", "post-norm (L = 128)", "pre-norm (L = 128)", "residual, no norm (L = 128)"][i];
+                    view! { <Readout name=*name label=label value=at_deepest(i) format=ratio_format /> }
+                }).collect_view()}
+            </div>
+        </Figure>
+    }
+}
+
+/// One Pass 4 figure alone (the embed view); `None` for another pass's figure id.
+pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
+    if !["gradient-flow", "gradient-ab", "depth-sweep"].contains(&id) {
+        return None;
+    }
+    let model = StabilityModel::new(use_url_state());
+    Some(match id {
+        "gradient-flow" => {
+            view! { <GradientFlowFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        "gradient-ab" => {
+            view! { <GradientAbFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        _ => view! { <DepthSweepFigure model=model show_controls=show_controls /> }.into_any(),
+    })
+}
+
+/// Section `stability`.
+#[component]
+pub fn StabilitySection() -> impl IntoView {
+    let model = StabilityModel::new(use_url_state());
+    view! {
+        <section class="pass" id="stability" aria-labelledby="stability-title">
+            <h2 id="stability-title"><span class="pass-number">"Pass 4"</span>" Stability: why deep stacks train at all"</h2>
+            <p>
+                "Backpropagation through L layers multiplies L Jacobians. If each one shrinks vectors by a factor ρ < 1, the product shrinks geometrically — 0.7³² ≈ 1.1·10⁻⁵ — and the bottom layers receive almost nothing:"
+            </p>
+            <Formula markup=formulas::JACOBIAN_PRODUCT />
+            <p>
+                "A residual connection changes the factor itself. The layer adds its branch to its input, so its Jacobian is the identity plus the branch's: a gradient can always pass straight through, whatever F does."
+            </p>
+            <Formula markup=formulas::RESIDUAL_JACOBIAN />
+            <p>
+                "LayerNorm keeps the numbers in each token at zero mean and unit spread, with a learned scale and shift. Where it sits matters: after the sum (post-norm, the original Transformer) every gradient must pass through a norm on its way down; inside the branch (pre-norm, GPT-2 and after) the identity path stays clean."
+            </p>
+            <Formula markup=formulas::LAYER_NORM />
+            <p>
+                "The figures below are not a simulation of that story. They build a real stack of decoder blocks — causal multi-head attention and a GELU MLP, weights drawn N(0, gain²/fan_in) — run it forward on a random input, take the loss L = Σ y ⊙ r, and backpropagate by hand, checked against finite differences in the tests. "
+                "The loss is linear so that the top always receives the same gradient, r: whatever the figures show happened inside the stack."
+            </p>
+            <GradientFlowFigure model=model />
+            <p>
+                "Two things the toy chain does not predict. Without residuals but with LayerNorm the gradient does not vanish: the norm rescales each layer's output, and its Jacobian rescales the gradient by the inverse of the spread it removed. "
+                "And residuals without any norm do not merely keep the gradient alive: each block adds to the stream, the activations grow, and the gradient grows with depth — exploding rather than vanishing."
+            </p>
+            <GradientAbFigure model=model />
+            <DepthSweepFigure model=model />
+        </section>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_sentences_name_what_happened() {
+        assert!(
+            verdict_sentence(GradientVerdict::Vanished(1e-10), 32, None).starts_with("Vanished")
+        );
+        assert!(verdict_sentence(GradientVerdict::Exploded(1e7), 32, None).starts_with("Exploded"));
+        assert!(verdict_sentence(GradientVerdict::Stable(3.0), 32, None).starts_with("Stable"));
+        assert!(verdict_sentence(GradientVerdict::Overflow, 128, Some(90)).contains("layer 90"));
+    }
+
+    #[test]
+    fn strip_leaves_non_finite_and_zero_cells_empty() {
+        let g = strip_grid(&[100.0, f64::INFINITY, 0.0, 1e-3]);
+        assert_eq!(g.values[0], 2.0);
+        assert!(g.values[1].is_nan() && g.values[2].is_nan());
+        assert!((g.values[3] + 3.0).abs() < 1e-12);
+    }
+
+    #[test]
+    fn chart_never_carries_non_finite_points() {
+        let norms = [1.0, f64::INFINITY, f64::NAN, 0.0, 2.0];
+        let spec = profile_chart(&[("x".into(), &norms, Tone::Blue)], Some(0.7));
+        for m in &spec.marks {
+            if let Mark::Line { points, .. } = m {
+                assert!(points
+                    .iter()
+                    .all(|(x, y)| x.is_finite() && y.is_finite() && *y > 0.0));
+            }
+        }
+        assert!(spec.y.min > 0.0 && spec.y.max.is_finite());
+    }
+
+    #[test]
+    fn shapes_reduce_heads_to_a_divisor_and_clamp() {
+        let (p, _, _) = crate::state::Params::from_query("dmodel=20&heads=3&gain=9");
+        let s = shape_from(&p, Wiring::PLAIN);
+        assert_eq!((s.d_model, s.heads, s.gain), (20, 2, 2.0));
+    }
+
+    #[test]
+    fn csv_names_overflow_instead_of_printing_inf() {
+        let p = GradientProfile {
+            input_grad_norm: vec![f64::INFINITY, 1.0],
+            weight_grad_norm: vec![2.0, 3.0],
+            loss: 0.0,
+            forward_overflow: None,
+        };
+        let csv = profile_csv(&p);
+        assert!(csv.contains("0,overflow,2") && !csv.contains("inf"));
+    }
+}
