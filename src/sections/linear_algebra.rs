@@ -417,7 +417,10 @@ pub fn ScoreRankFigure(
                 },
                 marks: vec![
                     Mark::Line {
-                        label: "σ(S)".into(),
+                        label: match r.n.saturating_sub(s_pts.len()) {
+                            0 => "σ(S)".to_string(),
+                            zeros => format!("σ(S); {zeros} more are exactly 0"),
+                        },
                         points: s_pts,
                         tone: Tone::Coral,
                         dashed: false,

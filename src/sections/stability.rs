@@ -579,7 +579,7 @@ pub fn GradientFlowFigure(
             controls=controls show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
-                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 />
+                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 />
             </div>
             <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
             <Chart name="gradient-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
@@ -695,11 +695,11 @@ pub fn GradientAbFigure(
             controls=controls show_controls=show_controls>
             <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
             <div class="strip">
-                <Heatmap name="strip-a" grid=ga scale=STRIP_SCALE describe=describe_layer(run_a.result, model.weights) summary=Signal::derive(move || format!("Strip A, bottom over top {}.", ratio_format(ra.get()))) max_width=760.0 />
+                <Heatmap name="strip-a" grid=ga scale=STRIP_SCALE describe=describe_layer(run_a.result, model.weights) summary=Signal::derive(move || format!("Strip A, bottom over top {}.", ratio_format(ra.get()))) max_width=760.0 height=32.0 />
             </div>
             <p class="panel-label">{move || format!("B: {}", label_b.get())}</p>
             <div class="strip">
-                <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", ratio_format(rb.get()))) max_width=760.0 />
+                <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", ratio_format(rb.get()))) max_width=760.0 height=32.0 />
             </div>
             <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
             <div class="readouts">
@@ -813,7 +813,13 @@ pub fn DepthSweepFigure(
                         format!("{}: {} at L = 32, {} at L = 128", w.label(), ratio_format(at(32).unwrap_or(f64::INFINITY)), ratio_format(at(128).unwrap_or(f64::INFINITY)))
                     })
                     .collect();
-                format!("Bottom-to-top gradient ratio of real stacks (same seed, input and weights for every depth: a shallow stack is the first blocks of a deep one). {}.", parts.join("; "))
+                let pending = sweep.progress.get();
+                let status = if pending < 1.0 {
+                    format!(" (Recomputing for the new settings… {}%.)", (pending * 100.0).round())
+                } else {
+                    String::new()
+                };
+                format!("Bottom-to-top gradient ratio of real stacks (same seed, input and weights for every depth: a shallow stack is the first blocks of a deep one). {}.{status}", parts.join("; "))
             }
         })
     });
@@ -842,7 +848,7 @@ pub fn DepthSweepFigure(
         <Figure id="depth-sweep" title="Depth sweep: four wirings from 1 to 128 blocks" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
-            <div class="readouts" aria-busy=move || sweep.result.with(|r| r.is_none()).to_string()>
+            <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>
                 {SWEEP_READOUTS.iter().enumerate().map(|(i, name)| {
                     let label = ["no residual, no norm (L = 128)", "post-norm (L = 128)", "pre-norm (L = 128)", "residual, no norm (L = 128)"][i];
                     view! { <Readout name=*name label=label value=at_deepest(i) format=ratio_format /> }

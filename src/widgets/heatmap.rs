@@ -97,10 +97,11 @@ fn composite(
     offscreen: &HtmlCanvasElement,
     grid: &Grid,
     css_w: f64,
+    height: Option<f64>,
     focus: Option<(usize, usize)>,
     palette: &Palette,
 ) -> Option<()> {
-    let css_h = css_w * grid.rows as f64 / grid.cols.max(1) as f64;
+    let css_h = height.unwrap_or(css_w * grid.rows as f64 / grid.cols.max(1) as f64);
     let dpr = fit_canvas(canvas, css_w, css_h);
     let ctx = context_2d(canvas)?;
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
@@ -138,6 +139,9 @@ pub fn Heatmap(
     /// Largest CSS width of the drawing.
     #[prop(default = 420.0)]
     max_width: f64,
+    /// A fixed CSS height (for strips); by default cells are square.
+    #[prop(optional)]
+    height: Option<f64>,
 ) -> impl IntoView {
     let wrapper = NodeRef::<Div>::new();
     let canvas_ref = NodeRef::<Canvas>::new();
@@ -159,7 +163,15 @@ pub fn Heatmap(
                 if repaint {
                     paint_offscreen(off, g, &scale.get_untracked());
                 }
-                composite(canvas, off, g, css_w, focus.get_untracked(), &colours);
+                composite(
+                    canvas,
+                    off,
+                    g,
+                    css_w,
+                    height,
+                    focus.get_untracked(),
+                    &colours,
+                );
             }
         });
         mark_drawn(canvas, started);

@@ -21,11 +21,23 @@ pub fn Readout(
     format: fn(f64) -> String,
 ) -> impl IntoView {
     view! {
-        <div class="readout" data-readout=name data-value=move || value.get().to_string()>
+        <div class="readout" data-readout=name data-value=move || machine_value(value.get())>
             <span class="readout-label">{label}</span>
             <span class="readout-value">{move || format(value.get())}</span>
             {(!unit.is_empty()).then(|| view! { <span class="readout-unit">{unit}</span> })}
         </div>
+    }
+}
+
+/// The `data-value` text: the full-precision number, or a word where there is none
+/// (an overflowed or undefined value is never written as `inf` or `NaN`).
+pub fn machine_value(x: f64) -> String {
+    if x.is_finite() {
+        x.to_string()
+    } else if x.is_nan() {
+        "undefined".into()
+    } else {
+        "overflow".into()
     }
 }
 

@@ -1,0 +1,11 @@
+import { launch, openPage, settle } from '/work/main/tests/e2e/harness.mjs';
+const env = await launch();
+const p = await openPage(env, { viewport: { width: 1280, height: 900 }, colorScheme: process.env.SCHEME ?? 'light' });
+await p.page.goto(env.site.url + (process.argv[2] ?? ''));
+await p.page.waitForTimeout(Number(process.env.WAIT ?? 3000));
+const sel = process.argv[3];
+if (sel) await p.page.locator(sel).screenshot({ path: process.argv[4] ?? '/tmp/shot.png' });
+else await p.page.screenshot({ path: process.argv[4] ?? '/tmp/shot.png', fullPage: true });
+console.log(JSON.stringify(p.errors));
+console.log(JSON.stringify(await p.page.$$eval('[data-readout]', (els) => els.map((e) => e.dataset.readout + '=' + e.dataset.value))));
+await env.close();

@@ -1,0 +1,195 @@
+// Pass 4 end to end: a real stack computed in the browser. Each control moves its figure,
+// the verdicts follow the numbers, depth 1 gives a ratio of exactly 1, overflow is named
+// and never printed as inf or NaN, the URL restores, each figure embeds, CSV export.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { launch, openPage, settle, readout, readouts } from './harness.mjs';
+
+let env;
+before(async () => { env = await launch(); });
+after(async () => { await env?.close(); });
+
+const fig = (id) => `[data-figure="${id}"]`;
+const control = (id, key) => `${fig(id)} [data-control="${key}"]`;
+
+/** Waits until the figure's computation for the current state has finished. */
+async function computed(page, id = 'gradient-flow') {
+  await settle(page);
+  await page.waitForFunction((id) => {
+    const box = document.querySelector(`[data-figure="${id}"] .readouts`);
+    return box && box.getAttribute('aria-busy') !== 'true';
+  }, id, { timeout: 60000 });
+  await settle(page);
+}
+
+async function figureState(page, id) {
+  const canvases = await page.$$eval(`${fig(id)} canvas[data-canvas]`, (cs) => cs.map((c) => c.toDataURL()));
+  const values = await page.$$eval(`${fig(id)} [data-readout]`, (els) => els.map((e) => e.dataset.value));
+  return JSON.stringify({ canvases, values, caption: await page.textContent(`[data-caption="${id}"]`) });
+}
+
+async function move(page, selector, id) {
+  const el = page.locator(selector);
+  await el.scrollIntoViewIfNeeded();
+  const tag = await el.evaluate((e) => `${e.tagName}:${e.type}`);
+  if (tag.startsWith('SELECT')) {
+    const options = await el.evaluate((e) => [...e.options].map((o) => o.value));
+    const current = await el.inputValue();
+    await el.selectOption(options.find((o) => o !== current));
+  } else if (tag === 'INPUT:number') {
+    await el.fill('4242');
+    await el.press('Enter');
+  } else if (tag === 'INPUT:checkbox') {
+    await el.click();
+  } else {
+    await el.focus();
+    await page.keyboard.press('ArrowRight');
+  }
+  await computed(page, id);
+}
+
+test('default: no residual, no norm, depth 32 — layer 0 goes dark, and the caption says vanished', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  await computed(p.page);
+  const r = await readout(p.page, 'grad-ratio');
+  assert.ok(r > 0 && r < 1e-3, `bottom/top ${r}`);
+  assert.equal(await readout(p.page, 'depth'), 32);
+  assert.match(await p.page.textContent('[data-caption="gradient-flow"]'), /Vanished/);
+  // The strip is dark on the left: the bottom cell's colour is darker than the top's.
+  const [left, right] = await p.page.$eval('[data-canvas="gradient-strip"]', (c) => {
+    const ctx = c.getContext('2d');
+    const px = (x) => [...ctx.getImageData(x, c.height / 2, 1, 1).data].slice(0, 3).reduce((a, b) => a + b, 0);
+    return [px(2), px(c.width - 3)];
+  });
+  assert.ok(left < right, `left ${left} darker than right ${right}`);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('pre-norm residual stays within a factor of 1000, and the side-by-side figure shows both', async () => {
+  const p = await openPage(env);
+  await p.goto('?res=1&norm=pre');
+  await computed(p.page);
+  const r = await readout(p.page, 'grad-ratio');
+  assert.ok(r > 1e-3 && r < 1e3, `pre-norm bottom/top ${r}`);
+  assert.match(await p.page.textContent('[data-caption="gradient-flow"]'), /Stable/);
+  await computed(p.page, 'gradient-ab');
+  assert.ok((await readout(p.page, 'grad-ratio-a')) < 1e-3, 'A (no residual) vanishes');
+  const b = await readout(p.page, 'grad-ratio-b');
+  assert.ok(b > 1e-3 && b < 1e3, `B (pre-norm) ${b}`);
+  assert.equal(await readout(p.page, 'grad-ratio-b'), r, 'the same stack gives the same number in both figures');
+  await p.close();
+});
+
+test('depth 1 gives a bottom/top ratio of exactly 1 for every wiring', async () => {
+  const p = await openPage(env);
+  for (const q of ['depth=1', 'depth=1&res=1', 'depth=1&res=1&norm=pre', 'depth=1&norm=post']) {
+    await p.goto(`?${q}`);
+    await computed(p.page);
+    assert.equal(await readout(p.page, 'grad-ratio'), 1, q);
+  }
+  await p.close();
+});
+
+test('each control moves its figure', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  await computed(p.page);
+  let before = await figureState(p.page, 'gradient-flow');
+  for (const key of ['depth', 'res', 'norm', 'gain', 'sseed', 'grad', 'dmodel', 'heads', 'seq', 'rho']) {
+    await move(p.page, control('gradient-flow', key), 'gradient-flow');
+    const after = await figureState(p.page, 'gradient-flow');
+    assert.notEqual(after, before, `gradient-flow: moving ${key} changes the figure`);
+    before = after;
+  }
+  before = await figureState(p.page, 'gradient-ab');
+  for (const key of ['depth', 'ares', 'anorm', 'bres', 'bnorm', 'grad']) {
+    await move(p.page, control('gradient-ab', key), 'gradient-ab');
+    const after = await figureState(p.page, 'gradient-ab');
+    assert.notEqual(after, before, `gradient-ab: moving ${key} changes the figure`);
+    before = after;
+  }
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('the depth sweep completes and separates the four wirings', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=depth-sweep');
+  await computed(p.page, 'depth-sweep');
+  const r = await readouts(p.page);
+  assert.ok(Number(r['sweep-plain']) < 1e-3, `plain ${r['sweep-plain']}`);
+  assert.ok(Number(r['sweep-residual']) > 1e3, `residual without norm ${r['sweep-residual']}`);
+  assert.ok(Number(r['sweep-pre']) > 1e-3 && Number(r['sweep-pre']) < 1e3);
+  assert.doesNotMatch(await p.page.textContent('[data-caption="depth-sweep"]'), /Computing/);
+  // Moving a control starts a new sweep that also finishes.
+  await move(p.page, control('depth-sweep', 'gain'), 'depth-sweep');
+  assert.notEqual((await readouts(p.page))['sweep-pre'], r['sweep-pre']);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('an overflow of f64 is named, drawn empty, and never printed as inf or NaN', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=gradient-flow&res=1&depth=128&gain=2');
+  await computed(p.page);
+  const values = Object.values(await readouts(p.page));
+  assert.ok(values.every((v) => !/inf|nan/i.test(v)), `readouts ${values}`);
+  assert.equal((await readouts(p.page))['grad-ratio'], 'overflow');
+  const text = await p.page.textContent(fig('gradient-flow'));
+  assert.doesNotMatch(text, /\binf\b|NaN/);
+  assert.match(await p.page.textContent('[data-caption="gradient-flow"]'), /Overflow/);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('a newer request supersedes one still running', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=gradient-flow&dmodel=64&seq=16');
+  await computed(p.page);
+  await p.page.$eval(control('gradient-flow', 'depth'), (el) => {
+    for (const v of ['128', '100', '3']) { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); }
+  });
+  await computed(p.page);
+  assert.equal(await readout(p.page, 'depth'), 3);
+  await p.close();
+});
+
+test('the URL restores every Pass 4 figure, and an embed shows each alone', async () => {
+  const p = await openPage(env);
+  await p.goto('?depth=12&res=1&norm=post&gain=0.5&sseed=3&grad=weight&dmodel=24&heads=4&seq=6&rho=0.9&ares=1&anorm=none&bres=0&bnorm=pre');
+  await computed(p.page);
+  assert.equal(await p.page.inputValue(control('gradient-flow', 'depth')), '12');
+  assert.equal(await p.page.isChecked(control('gradient-flow', 'res')), true);
+  assert.equal(await p.page.inputValue(control('gradient-flow', 'norm')), 'post');
+  assert.equal(await p.page.inputValue(control('gradient-flow', 'grad')), 'weight');
+  assert.equal(await p.page.isChecked(control('gradient-ab', 'bres')), false);
+  assert.equal(await readout(p.page, 'depth'), 12);
+  assert.match(await p.page.textContent('[data-caption="gradient-flow"]'), /d_model 24, 4 heads, 6 tokens, gain 0\.5/);
+  for (const id of ['gradient-flow', 'gradient-ab', 'depth-sweep']) {
+    await p.goto(`?embed=${id}&depth=4`);
+    assert.deepEqual(await p.page.$$eval('[data-figure]', (els) => els.map((e) => e.dataset.figure)), [id]);
+    await computed(p.page, id);
+    await p.goto(`?embed=${id}&hide=controls`);
+    assert.equal(await p.page.$('[data-control]'), null);
+  }
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('CSV export of the per-layer norms', async () => {
+  const p = await openPage(env);
+  await p.goto('?depth=10&res=1&norm=pre');
+  await computed(p.page);
+  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click(`${fig('gradient-flow')} [data-action="csv"]`)]);
+  assert.equal(csv.suggestedFilename(), 'handwave-gradient-flow.csv');
+  const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
+  const rows = text.trim().split('\n');
+  assert.equal(rows[0], 'layer,input_grad_norm,weight_grad_norm');
+  assert.equal(rows.length, 11);
+  const bottom = Number(rows[1].split(',')[1]);
+  assert.equal(bottom, await readout(p.page, 'bottom-norm'));
+  assert.equal(Number(rows[10].split(',')[1]), await readout(p.page, 'top-norm'));
+  await p.close();
+});
