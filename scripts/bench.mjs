@@ -1,10 +1,12 @@
 // Benchmark (not a test): first-load bytes and control → redraw times in headless Chromium,
 // against dist/ served under a sub-path. Prints a Markdown table.
-// Usage: node scripts/bench.mjs [changes per control, default 200]
+// Usage: node scripts/bench.mjs [changes per control, default 200] [figure id filter]
 import { gzipSync } from 'node:zlib';
 import { launch, settle } from '../tests/e2e/harness.mjs';
 
 const CHANGES = Number(process.argv[2] ?? 200);
+// Optional: only the cases whose figure id contains this text.
+const ONLY = process.argv[3] ?? '';
 
 // For each figure, the controls to move, the slider positions to alternate between, and
 // the query string of the heaviest setting to measure as well.
@@ -20,6 +22,21 @@ const CASES = [
   { figure: 'memory-vs-context', control: 'batch', positions: [2, 3], query: '' },
   { figure: 'memory-vs-context', control: 'ctx', positions: [79, 80], query: '?model=llama3-70b&batch=64&dtype=fp32', label: 'heaviest (70B, batch 64, n = 1M)' },
   { figure: 'flops-vs-context', control: 'ctx', positions: [47, 49], query: '' },
+  { figure: 'score-rank', control: 'rdk', positions: [3, 5], query: '' },
+  { figure: 'score-rank', control: 'rn', positions: [31, 33], query: '' },
+  { figure: 'score-rank', control: 'rdk', positions: [63, 65], query: '?rn=256&rdk=64', label: 'heaviest (n = 256)' },
+  { figure: 'score-rank', control: 'rn', positions: [255, 256], query: '?rn=256&rdk=64', label: 'heaviest (n = 256, moving n)' },
+  { figure: 'low-rank-target', control: 'rk', positions: [3, 5], query: '' },
+  { figure: 'low-rank-target', control: 'rk', positions: [99, 101], query: '?rn=256&rk=100', label: 'heaviest (n = 256)' },
+  { figure: 'low-rank-target', control: 'rn', positions: [255, 256], query: '?rn=256&rk=100', label: 'heaviest (n = 256, moving n: full SVD)' },
+  { figure: 'multi-head', control: 'mhh', positions: [3, 4], query: '' },
+  { figure: 'multi-head', control: 'rn', positions: [255, 256], query: '?rn=256&mhd=128&mhh=8', label: 'heaviest (n = 256, d = 128, h = 8)' },
+  { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
+  { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '' },
+  { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '' },
+  { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
+  { figure: 'gradient-ab', control: 'depth', positions: [31, 33], query: '' },
+  { figure: 'depth-sweep', control: 'gain', positions: [0.95, 1.05], query: '?embed=depth-sweep', label: 'embed view (4 wirings × 8 depths)', changes: 10 },
 ];
 
 function quantile(xs, q) {
@@ -54,15 +71,17 @@ console.log(`Navigation → first figure drawn: ${firstFigureMs.toFixed(0)} ms (
 
 console.log(`## Control → redraw (${CHANGES} changes each; time from the input event to the last canvas of the figure redrawn)\n`);
 console.log('| figure | control | setting | p50 ms | p95 ms | max ms | longest task ms |\n|---|---|---|---:|---:|---:|---:|');
-for (const c of CASES) {
+for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   await page.goto(env.site.url + c.query);
   await page.waitForSelector(`[data-figure="${c.figure}"] canvas[data-draws]`);
   await settle(page);
   const result = await page.evaluate(async ({ figure, control, positions, changes }) => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     let longest = 0;
     const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longest = Math.max(longest, e.duration); });
     try { obs.observe({ type: 'longtask', buffered: false }); } catch { /* unsupported */ }
-    const input = document.querySelector(`[data-control="${control}"]`);
+    // The figure's own control, or (for a figure that follows another's controls) the page's.
+    const input = document.querySelector(`[data-figure="${figure}"] [data-control="${control}"]`) ?? document.querySelector(`[data-control="${control}"]`);
     const canvases = [...document.querySelectorAll(`[data-figure="${figure}"] canvas[data-canvas]`)];
     const times = [];
     for (let i = 0; i < changes; i++) {
@@ -70,13 +89,24 @@ for (const c of CASES) {
       const t0 = performance.now();
       input.value = String(positions[i % positions.length]);
       input.dispatchEvent(new Event('input', { bubbles: true }));
-      await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
-      const redrawn = canvases.filter((c, k) => Number(c.dataset.draws) > before[k]);
+      // Figures computed off the event (Pass 4) redraw a few frames later: wait for every
+      // canvas of the figure, for at most 10 s.
+      // Some controls redraw only some canvases: stop once every canvas has redrawn, or
+      // once something redrew and nothing more did for five frames.
+      let redrawn = [];
+      let quiet = 0;
+      for (let f = 0; f < 600; f++) {
+        await frame();
+        const now = canvases.filter((c, k) => Number(c.dataset.draws) > before[k]);
+        quiet = now.length === redrawn.length ? quiet + 1 : 0;
+        redrawn = now;
+        if (redrawn.length === canvases.length || (redrawn.length > 0 && quiet >= 5)) break;
+      }
       if (redrawn.length) times.push(Math.max(...redrawn.map((c) => parseFloat(c.dataset.drawnAt))) - t0);
     }
     obs.disconnect();
     return { times, longest };
-  }, { figure: c.figure, control: c.control, positions: c.positions, changes: CHANGES });
+  }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES });
   const t = result.times;
   console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | ${quantile(t, 0.5).toFixed(2)} | ${quantile(t, 0.95).toFixed(2)} | ${Math.max(...t).toFixed(2)} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
 }

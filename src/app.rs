@@ -18,6 +18,8 @@ pub struct UrlState {
     pub view: ViewParamsRef,
     /// Changes waiting for the next animation frame (see [`UrlState::set_on_frame`]).
     pending: StoredValue<Vec<(&'static str, Value)>>,
+    /// True from a change applied in this frame until the next animation frame.
+    frame_busy: StoredValue<bool>,
 }
 
 /// The view parameters, fixed for the page's life.
@@ -45,6 +47,7 @@ impl UrlState {
             params: RwSignal::new(params),
             view: view.into(),
             pending: StoredValue::new(Vec::new()),
+            frame_busy: StoredValue::new(false),
         }
     }
 
@@ -54,28 +57,40 @@ impl UrlState {
         Memo::new(move |_| p.with(|p| p.choice(key)))
     }
 
-    /// Queues changes and applies them all at the next animation frame: however many
-    /// input events a dragged slider fires, its figure recomputes at most once per frame.
+    /// Applies a change at once if none was applied in this frame; otherwise queues it
+    /// for the next animation frame, merged with whatever else arrives meanwhile. However
+    /// many input events a dragged slider fires, its figure recomputes at most once per
+    /// frame, and a single change is never delayed.
     pub fn set_on_frame(&self, values: Vec<(&'static str, Value)>) {
-        let first = self.pending.with_value(|p| p.is_empty());
+        if !self.frame_busy.get_value() {
+            self.frame_busy.set_value(true);
+            self.set_many(values);
+            self.flush_next_frame();
+            return;
+        }
         self.pending.update_value(|p| {
             for (key, value) in values {
                 p.retain(|(k, _)| *k != key);
                 p.push((key, value));
             }
         });
-        if first {
-            let state = *self;
-            request_animation_frame(move || {
-                let queued = state
-                    .pending
-                    .try_update_value(std::mem::take)
-                    .unwrap_or_default();
-                if !queued.is_empty() {
-                    state.set_many(queued);
-                }
-            });
-        }
+    }
+
+    /// At the next frame: apply what was queued (and keep the frame busy), or free it.
+    fn flush_next_frame(&self) {
+        let state = *self;
+        request_animation_frame(move || {
+            let queued = state
+                .pending
+                .try_update_value(std::mem::take)
+                .unwrap_or_default();
+            if queued.is_empty() {
+                state.frame_busy.set_value(false);
+            } else {
+                state.set_many(queued);
+                state.flush_next_frame();
+            }
+        });
     }
 
     /// A whole-number control bound to `key`: its value and a per-frame setter.

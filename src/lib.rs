@@ -10,6 +10,7 @@ pub mod formulas {
 }
 pub mod app;
 pub mod math;
+pub mod offload;
 pub mod sections;
 pub mod state;
 pub mod widgets;

@@ -67,6 +67,10 @@ async fn readout_shows_the_value_and_full_precision_data_value() {
         el.text_content().unwrap().contains("overflow"),
         "infinity is named, not drawn"
     );
+    assert_eq!(el.get_attribute("data-value").unwrap(), "overflow");
+    set_value.set(f64::NAN);
+    tick().await;
+    assert_eq!(el.get_attribute("data-value").unwrap(), "undefined");
 }
 
 #[wasm_bindgen_test]
@@ -230,4 +234,110 @@ async fn figure_has_its_id_caption_summary_and_actions() {
         "{}",
         share.value()
     );
+}
+
+#[wasm_bindgen_test]
+async fn slider_range_follows_a_signal_scale() {
+    let root = container();
+    let (n, set_n) = signal(32.0);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <Slider key="rdk" label="d_k" value=Signal::derive(|| 4.0) on_change=Callback::new(|_| {})
+                scale=Signal::derive(move || Scale::Linear { min: 1.0, max: n.get(), step: 1.0 }) />
+        }
+    });
+    tick().await;
+    let input: HtmlInputElement = query(&root, "input[type=range]").dyn_into().unwrap();
+    assert_eq!(input.max(), "32");
+    set_n.set(256.0);
+    tick().await;
+    assert_eq!(input.max(), "256");
+}
+
+#[wasm_bindgen_test]
+async fn heatmap_leaves_non_finite_cells_transparent() {
+    let root = container();
+    let grid = Grid {
+        rows: 1,
+        cols: 3,
+        values: vec![1.0, f64::NAN, -1.0],
+    };
+    let scale = ColorScale {
+        map: ColorMap::Diverging,
+        min: -1.0,
+        max: 1.0,
+    };
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <Heatmap name="gaps" grid=Signal::derive(move || grid.clone()) scale=scale
+                describe=Callback::new(|_| String::new()) summary=Signal::derive(String::new) max_width=300.0 height=30.0 />
+        }
+    });
+    tick().await;
+    let canvas: web_sys::HtmlCanvasElement =
+        query(&root, "canvas[data-canvas=gaps]").dyn_into().unwrap();
+    let ctx: web_sys::CanvasRenderingContext2d = canvas
+        .get_context("2d")
+        .unwrap()
+        .unwrap()
+        .dyn_into()
+        .unwrap();
+    let alpha = |x: f64| ctx.get_image_data(x, 10.0, 1.0, 1.0).unwrap().data()[3];
+    let w = canvas.width() as f64;
+    assert_eq!(alpha(w * 0.15), 255);
+    assert_eq!(alpha(w * 0.5), 0, "the NaN cell is not painted");
+    assert_eq!(alpha(w * 0.85), 255);
+}
+
+/// Polls until `selector` under `root` has `data-value` satisfying `ok`, for up to 20 s.
+async fn wait_for_value(root: &HtmlElement, selector: &str, ok: impl Fn(&str) -> bool) -> String {
+    for _ in 0..400 {
+        tick().await;
+        if let Ok(Some(el)) = root.query_selector(selector) {
+            if let Some(v) = el.get_attribute("data-value") {
+                if ok(&v) {
+                    return v;
+                }
+            }
+        }
+    }
+    panic!("{selector} never settled");
+}
+
+#[wasm_bindgen_test]
+async fn score_rank_figure_reads_out_rank_at_most_dk() {
+    let root = container();
+    let _handle = leptos::mount::mount_to(root.clone(), || {
+        handwave::sections::linear_algebra::figure("score-rank", true)
+    });
+    let rank_s = wait_for_value(&root, "[data-readout=rank-s]", |v| !v.is_empty()).await;
+    assert_eq!(rank_s, "4", "default d_k = 4");
+    let rank_a: f64 = query(&root, "[data-readout=rank-a]")
+        .get_attribute("data-value")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(rank_a > 4.0);
+}
+
+#[wasm_bindgen_test]
+async fn gradient_flow_figure_computes_the_stack_off_the_event() {
+    let root = container();
+    let _handle = leptos::mount::mount_to(root.clone(), || {
+        handwave::sections::stability::figure("gradient-flow", true)
+    });
+    wait_for_value(&root, "[data-readout=depth]", |v| v == "32").await;
+    let ratio: f64 = query(&root, "[data-readout=grad-ratio]")
+        .get_attribute("data-value")
+        .unwrap()
+        .parse()
+        .unwrap();
+    assert!(
+        ratio > 0.0 && ratio < 1e-3,
+        "no residual, no norm: vanished ({ratio})"
+    );
+    let caption = query(&root, "[data-caption=gradient-flow]")
+        .text_content()
+        .unwrap();
+    assert!(caption.contains("Vanished"), "{caption}");
 }

@@ -74,6 +74,16 @@ pub fn score_singular_values_fast(q: &DMatrix<f64>, k: &DMatrix<f64>) -> Vec<f64
     sv
 }
 
+/// Singular values of the product A Bᵀ of two thin matrices (m × r and p × r) through
+/// their thin QR factorisations: A Bᵀ = Q_A (R_A R_Bᵀ) Q_Bᵀ, so σ(A Bᵀ) = σ(R_A R_Bᵀ), an
+/// r × r problem; the remaining min(m, p) − r are zero exactly.
+pub fn thin_product_singular_values(a: &DMatrix<f64>, b: &DMatrix<f64>) -> Vec<f64> {
+    let core = a.clone().qr().r() * b.clone().qr().r().transpose();
+    let mut sv = singular_values(&core);
+    sv.resize(a.nrows().min(b.nrows()), 0.0);
+    sv
+}
+
 /// numpy's tolerance for `matrix_rank`: σ_max · max(m, n) · ε (ε = 2.22·10⁻¹⁶).
 pub fn rank_tolerance(singular: &[f64], rows: usize, cols: usize) -> f64 {
     singular.first().copied().unwrap_or(0.0) * rows.max(cols) as f64 * f64::EPSILON
@@ -223,8 +233,12 @@ pub fn multi_head(seed: u64, n: usize, d_model: usize, heads: usize) -> MultiHea
         );
         let s = score_matrix(&qh, &kh);
         score_ranks.push(numerical_rank(&score_singular_values_fast(&qh, &kh), n, n));
-        let ov = w_v.columns(c0, d_head) * w_o.rows(c0, d_head);
-        ov_ranks.push(numerical_rank(&singular_values(&ov), d, d));
+        // W_V^h W_O^h = (d × d_head)(d_head × d): its spectrum through the thin-QR path.
+        let ov = thin_product_singular_values(
+            &w_v.columns(c0, d_head).into_owned(),
+            &w_o.rows(c0, d_head).transpose(),
+        );
+        ov_ranks.push(numerical_rank(&ov, d, d));
         let out_h = row_softmax(&s) * v.columns(c0, d_head);
         concat.columns_mut(c0, d_head).copy_from(&out_h);
         scores.push(s);
@@ -479,6 +493,17 @@ mod tests {
         let sv = singular_values(&target_pattern(Pattern::FirstToken, 25));
         assert!((sv[0] - 5.0).abs() < 1e-13);
         assert_eq!(rank_k_relative_error(&sv, 1), 0.0);
+    }
+
+    #[test]
+    fn thin_product_fast_path_equals_the_full_decomposition() {
+        let (a, b) = (token_matrix(3, 1, 30, 5), token_matrix(3, 2, 24, 5));
+        let full = singular_values(&(&a * b.transpose()));
+        let fast = thin_product_singular_values(&a, &b);
+        assert_eq!(full.len(), fast.len());
+        for (x, y) in full.iter().zip(&fast) {
+            assert!((x - y).abs() <= 1e-10 * full[0]);
+        }
     }
 
     #[test]

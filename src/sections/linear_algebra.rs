@@ -15,11 +15,12 @@ use crate::formulas;
 use crate::math::rank::{
     decaying_update, effective_rank, full_update_params, lora_params, multi_head, numerical_rank,
     rank_k_relative_error, rank_tolerance, row_softmax, score_matrix, score_singular_values_fast,
-    singular_values, target_pattern, token_matrix, MultiHead, Pattern, SortedSvd,
-    LORA_EXAMPLE_SIZE,
+    singular_values, target_pattern, token_matrix, MultiHead, Pattern, LORA_EXAMPLE_SIZE,
 };
+use crate::offload::{decode_target, Job, TargetAnswer};
 use crate::sections::complexity::element_bytes;
 use crate::widgets::format::{format_bytes, format_number};
+use crate::widgets::offload::submit;
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
     NumberField, Readout, Scale, SeedField, Select, Slider, Tone,
@@ -77,7 +78,8 @@ pub fn lora_shape(id: &str, custom: (i64, i64)) -> (u64, u64) {
     }
 }
 
-/// Everything `score-rank` shows, for one state.
+/// What `score-rank` computes on the main thread: S, A and the spectrum of S (cheap,
+/// through the thin-QR fast path). A's spectrum ([`Spectrum`]) comes from the worker.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScoreRank {
     pub n: usize,
@@ -86,37 +88,48 @@ pub struct ScoreRank {
     pub a: DMatrix<f64>,
     /// σ(S) from the thin-QR fast path (the last n − min(n, d_k) are exactly zero).
     pub sv_s: Vec<f64>,
-    /// σ(A) from the full SVD.
-    pub sv_a: Vec<f64>,
     pub rank_s: usize,
-    pub rank_a: usize,
     pub erank_s: f64,
-    pub erank_a: f64,
 }
 
-/// Q, K ~ N(0, 1)^{n×d_k} from `seed`; S, A and their spectra.
+/// Q, K ~ N(0, 1)^{n×d_k} from `seed`; S, A and the spectrum of S.
 pub fn score_rank(seed: u64, n: usize, d_k: usize) -> ScoreRank {
     let (q, k) = (token_matrix(seed, 1, n, d_k), token_matrix(seed, 2, n, d_k));
     let s = score_matrix(&q, &k);
     let a = row_softmax(&s);
     let sv_s = score_singular_values_fast(&q, &k);
-    let sv_a = singular_values(&a);
     ScoreRank {
         n,
         d_k,
         rank_s: numerical_rank(&sv_s, n, n),
-        rank_a: numerical_rank(&sv_a, n, n),
         erank_s: effective_rank(&sv_s),
-        erank_a: effective_rank(&sv_a),
         s,
         a,
         sv_s,
-        sv_a,
+    }
+}
+
+/// A spectrum with its numerical and effective rank.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Spectrum {
+    pub sv: Vec<f64>,
+    pub rank: usize,
+    pub erank: f64,
+}
+
+impl Spectrum {
+    /// From the singular values of an n × n matrix.
+    pub fn of(sv: Vec<f64>, n: usize) -> Self {
+        Self {
+            rank: numerical_rank(&sv, n, n),
+            erank: effective_rank(&sv),
+            sv,
+        }
     }
 }
 
 /// The caption of `score-rank`: what the ranks show in this state, and when they do not.
-pub fn score_rank_caption(r: &ScoreRank, requested_d_k: usize) -> String {
+pub fn score_rank_caption(r: &ScoreRank, a: Option<&Spectrum>, requested_d_k: usize) -> String {
     let bound = r.d_k.min(r.n);
     let clamp = if requested_d_k > r.n {
         format!(
@@ -133,19 +146,19 @@ pub fn score_rank_caption(r: &ScoreRank, requested_d_k: usize) -> String {
         r.rank_s,
         format_number(r.erank_s, 3)
     );
-    let a_part = if r.rank_a > r.rank_s {
-        format!(
+    let a_part = match a {
+        None => " Computing the singular values of A = softmax(S)…".to_string(),
+        Some(a) if a.rank > r.rank_s => format!(
             " The softmax acts entrywise, so A = softmax(S) is not bound by dₖ: its numerical rank is {} ({} more than S), though its spectrum decays (effective rank {}).",
-            r.rank_a,
-            r.rank_a - r.rank_s,
-            format_number(r.erank_a, 3)
-        )
-    } else {
-        format!(
+            a.rank,
+            a.rank - r.rank_s,
+            format_number(a.erank, 3)
+        ),
+        Some(a) => format!(
             " Here A = softmax(S) has numerical rank {}, no higher than S: with dₖ ≥ n the scores are already of full rank, so the softmax has nothing to add (effective rank {}).",
-            r.rank_a,
-            format_number(r.erank_a, 3)
-        )
+            a.rank,
+            format_number(a.erank, 3)
+        ),
     };
     format!("{s_part}{a_part}")
 }
@@ -195,6 +208,30 @@ pub const TARGET_SCALE: ColorScale = ColorScale {
     max: 1.0,
 };
 
+/// Sends the job `request()` describes whenever it changes, and writes its decoded answer
+/// into `out` if it is still the latest request when it arrives (`None` meanwhile).
+fn offload_latest<T: Send + Sync + 'static>(
+    request: impl Fn() -> Job + Send + Sync + 'static,
+    out: RwSignal<Option<T>>,
+    decode: fn(&Job, &[f64]) -> Option<T>,
+) {
+    let latest = StoredValue::new(None::<Job>);
+    Effect::new(move |_| {
+        let job = request();
+        if latest.with_value(|l| l.as_ref() == Some(&job)) {
+            return;
+        }
+        latest.set_value(Some(job.clone()));
+        out.set(None);
+        let asked = job.clone();
+        submit(job, move |payload| {
+            if latest.with_value(|l| l.as_ref() == Some(&asked)) {
+                out.set(decode(&asked, &payload));
+            }
+        });
+    });
+}
+
 /// Everything Pass 3 computes, as memos over the URL state.
 #[derive(Clone, Copy)]
 pub struct LinearAlgebraModel {
@@ -205,9 +242,14 @@ pub struct LinearAlgebraModel {
     pub seed: Memo<u64>,
     pub show_a: Memo<bool>,
     pub scores: Memo<ScoreRank>,
+    /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
+    pub attention: RwSignal<Option<Spectrum>>,
     pub k: Memo<usize>,
     pub target: Memo<DMatrix<f64>>,
-    pub target_svd: Memo<SortedSvd>,
+    /// σ(T) and T_k for the current target and k, from the worker; `None` while computing.
+    pub target_answer: RwSignal<Option<TargetAnswer>>,
+    /// The last answer drawn (kept while a newer one is computed, so nothing flickers).
+    pub shown_answer: Memo<TargetAnswer>,
     pub approx: Memo<DMatrix<f64>>,
     pub errors: Memo<Vec<f64>>,
     pub heads: Memo<MultiHead>,
@@ -233,12 +275,45 @@ impl LinearAlgebraModel {
             let id = p.with(|p| p.choice("target"));
             target_pattern(pattern_of(id, seed.get()), n.get())
         });
-        let target_svd = Memo::new(move |_| target.with(SortedSvd::new));
-        let approx = Memo::new(move |_| target_svd.with(|svd| svd.truncate(k.get())));
+        let attention = RwSignal::new(None::<Spectrum>);
+        offload_latest(
+            move || Job::AttentionSpectrum {
+                seed: seed.get(),
+                n: n.get(),
+                d_k: d_k.get(),
+            },
+            attention,
+            |job, payload| match job {
+                Job::AttentionSpectrum { n, .. } if payload.len() == *n => {
+                    Some(Spectrum::of(payload.to_vec(), *n))
+                }
+                _ => None,
+            },
+        );
+        let target_answer = RwSignal::new(None::<TargetAnswer>);
+        offload_latest(
+            move || Job::TargetApproximation {
+                pattern: pattern_of(p.with(|p| p.choice("target")), seed.get()),
+                n: n.get(),
+                k: k.get(),
+            },
+            target_answer,
+            |_, payload| decode_target(payload),
+        );
+        let shown_answer = Memo::new(move |prev: Option<&TargetAnswer>| {
+            target_answer
+                .get()
+                .or_else(|| prev.cloned())
+                .unwrap_or(TargetAnswer {
+                    sigma: Vec::new(),
+                    approx: DMatrix::zeros(0, 0),
+                })
+        });
+        let approx = Memo::new(move |_| shown_answer.with(|a| a.approx.clone()));
         let errors = Memo::new(move |_| {
-            target_svd.with(|svd| {
-                (0..=svd.sigma.len())
-                    .map(|k| rank_k_relative_error(&svd.sigma, k))
+            shown_answer.with(|a| {
+                (0..=a.sigma.len())
+                    .map(|k| rank_k_relative_error(&a.sigma, k))
                     .collect()
             })
         });
@@ -267,9 +342,11 @@ impl LinearAlgebraModel {
             seed,
             show_a,
             scores,
+            attention,
             k,
             target,
-            target_svd,
+            target_answer,
+            shown_answer,
             approx,
             errors,
             heads,
@@ -284,6 +361,23 @@ impl LinearAlgebraModel {
 
 fn whole(x: f64) -> String {
     format!("{}", x.round() as i64)
+}
+
+/// A whole number, or "…" while it is being computed (NaN).
+fn pending_whole(x: f64) -> String {
+    if x.is_finite() {
+        whole(x)
+    } else {
+        "…".into()
+    }
+}
+
+fn pending_number(x: f64) -> String {
+    if x.is_finite() {
+        format_number(x, 4)
+    } else {
+        "…".into()
+    }
 }
 
 fn one_decimal(x: f64) -> String {
@@ -359,13 +453,19 @@ pub fn ScoreRankFigure(
         }
     });
     let name = move || if model.show_a.get() { "A" } else { "S" };
+    let rank_a_text = move || {
+        model
+            .attention
+            .with(|a| a.as_ref().map(|a| a.rank.to_string()))
+            .unwrap_or_else(|| "being computed".into())
+    };
     let summary = Signal::derive(move || {
         model.scores.with(|r| {
             format!(
-                "Heatmap of the {n}×{n} matrix {}; rank(S) = {}, rank(A) = {}.",
+                "Heatmap of the {n}×{n} matrix {}; rank(S) = {}, rank(A) {}.",
                 name(),
                 r.rank_s,
-                r.rank_a,
+                rank_a_text(),
                 n = r.n
             )
         })
@@ -384,6 +484,9 @@ pub fn ScoreRankFigure(
         })
     });
     let spectrum = Signal::derive(move || {
+        let sv_a = model
+            .attention
+            .with(|a| a.as_ref().map(|a| a.sv.clone()).unwrap_or_default());
         model.scores.with(|r| {
             let positive = |v: &[f64]| -> Vec<(f64, f64)> {
                 v.iter()
@@ -392,8 +495,12 @@ pub fn ScoreRankFigure(
                     .map(|(i, s)| ((i + 1) as f64, *s))
                     .collect()
             };
-            let (s_pts, a_pts) = (positive(&r.sv_s), positive(&r.sv_a));
-            let shown_sv = if model.show_a.get() { &r.sv_a } else { &r.sv_s };
+            let (s_pts, a_pts) = (positive(&r.sv_s), positive(&sv_a));
+            let shown_sv = if model.show_a.get() && !sv_a.is_empty() {
+                &sv_a
+            } else {
+                &r.sv_s
+            };
             let tol = rank_tolerance(shown_sv, r.n, r.n);
             let all = s_pts.iter().chain(&a_pts).map(|p| p.1);
             let lo = all
@@ -453,23 +560,29 @@ pub fn ScoreRankFigure(
             format!(
                 "Singular values on a log axis: S has {} non-zero, A has {} above the threshold; the marker is at dₖ = {}.",
                 r.sv_s.iter().filter(|s| **s > 0.0).count(),
-                r.rank_a,
+                rank_a_text(),
                 r.d_k
             )
         })
     });
     let caption = Signal::derive(move || {
-        model
-            .scores
-            .with(|r| score_rank_caption(r, model.requested_d_k.get()))
+        model.attention.with(|a| {
+            model
+                .scores
+                .with(|r| score_rank_caption(r, a.as_ref(), model.requested_d_k.get()))
+        })
     });
     let csv = Callback::new(move |_| {
         model.scores.with_untracked(|r| {
-            let mut out = String::from("i,sigma_S,sigma_A\n");
-            for (i, (s, a)) in r.sv_s.iter().zip(&r.sv_a).enumerate() {
-                out.push_str(&format!("{},{s},{a}\n", i + 1));
-            }
-            out
+            model.attention.with_untracked(|a| {
+                let sv_a = a.as_ref().map(|a| a.sv.as_slice()).unwrap_or_default();
+                let mut out = String::from("i,sigma_S,sigma_A\n");
+                for (i, s) in r.sv_s.iter().enumerate() {
+                    let a = sv_a.get(i).map(|x| x.to_string()).unwrap_or_default();
+                    out.push_str(&format!("{},{s},{a}\n", i + 1));
+                }
+                out
+            })
         })
     });
     let controls = move || {
@@ -496,11 +609,11 @@ pub fn ScoreRankFigure(
                     <Chart name="singular-values" spec=spectrum summary=spectrum_summary aspect=0.75 />
                 </div>
             </div>
-            <div class="readouts">
+            <div class="readouts" aria-busy=move || model.attention.with(|a| a.is_none()).to_string()>
                 <Readout name="rank-s" label="rank S" value=Signal::derive(move || model.scores.with(|r| r.rank_s as f64)) format=whole />
-                <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.scores.with(|r| r.rank_a as f64)) format=whole />
+                <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.rank as f64).unwrap_or(f64::NAN))) format=pending_whole />
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
-                <Readout name="erank-a" label="effective rank A" value=Signal::derive(move || model.scores.with(|r| r.erank_a)) />
+                <Readout name="erank-a" label="effective rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.erank).unwrap_or(f64::NAN))) format=pending_number />
             </div>
         </Figure>
     }
@@ -591,9 +704,7 @@ pub fn LowRankFigure(
     let caption = Signal::derive(move || {
         let n = model.n.get();
         let k = model.k.get();
-        let rank = model
-            .target_svd
-            .with(|svd| numerical_rank(&svd.sigma, n, n));
+        let rank = model.shown_answer.with(|a| numerical_rank(&a.sigma, n, n));
         let exact = model.errors.with(|e| e.iter().position(|v| *v <= 1e-12));
         let exact_text = match exact {
             Some(r) if r <= k => {
@@ -611,14 +722,17 @@ pub fn LowRankFigure(
         )
     });
     let csv = Callback::new(move |_| {
-        model.target_svd.with_untracked(|svd| {
+        model.shown_answer.with_untracked(|svd| {
             model.errors.with_untracked(|e| {
                 let mut out = String::from("k,relative_error,sigma_k\n");
                 for (k, err) in e.iter().enumerate() {
-                    let sigma = if k == 0 {
-                        String::new()
-                    } else {
-                        format!("{}", svd.sigma[k - 1])
+                    let sigma = match k {
+                        0 => String::new(),
+                        _ => svd
+                            .sigma
+                            .get(k - 1)
+                            .map(|s| s.to_string())
+                            .unwrap_or_default(),
                     };
                     out.push_str(&format!("{k},{err},{sigma}\n"));
                 }
@@ -653,7 +767,7 @@ pub fn LowRankFigure(
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
             <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", format_number(error.get(), 3))) aspect=0.45 max_width=640.0 />
-            <div class="readouts">
+            <div class="readouts" aria-busy=move || model.target_answer.with(|a| a.is_none()).to_string()>
                 <Readout name="rel-error" label="relative error at k" value=error />
             </div>
         </Figure>
@@ -991,11 +1105,16 @@ pub fn LinearAlgebraSection() -> impl IntoView {
 mod tests {
     use super::*;
 
+    fn spectrum_of_a(seed: u64, n: usize, d_k: usize) -> Spectrum {
+        Spectrum::of(crate::offload::attention_spectrum(seed, n, d_k), n)
+    }
+
     #[test]
     fn caption_says_the_softmax_raised_the_rank_when_it_did() {
         let r = score_rank(1, 32, 4);
-        assert!(r.rank_s <= 4 && r.rank_a > r.rank_s);
-        let c = score_rank_caption(&r, 4);
+        let a = spectrum_of_a(1, 32, 4);
+        assert!(r.rank_s <= 4 && a.rank > r.rank_s);
+        let c = score_rank_caption(&r, Some(&a), 4);
         assert!(c.contains("not bound by dₖ"), "{c}");
     }
 
@@ -1003,9 +1122,15 @@ mod tests {
     fn caption_says_so_when_the_softmax_adds_no_rank() {
         let r = score_rank(1, 8, 8);
         assert_eq!(r.rank_s, 8);
-        let c = score_rank_caption(&r, 100);
+        let c = score_rank_caption(&r, Some(&spectrum_of_a(1, 8, 8)), 100);
         assert!(c.contains("no higher than S"), "{c}");
         assert!(c.contains("dₖ = 100 was asked for"), "{c}");
+    }
+
+    #[test]
+    fn caption_says_when_a_is_still_being_computed() {
+        let c = score_rank_caption(&score_rank(1, 8, 2), None, 2);
+        assert!(c.contains("Computing"), "{c}");
     }
 
     #[test]

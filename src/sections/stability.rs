@@ -100,19 +100,27 @@ pub fn verdict_sentence(
     }
 }
 
+/// A number; "overflow" for +∞ (it left f64's range); "…" for NaN (not computed yet).
 fn ratio_format(x: f64) -> String {
     if x.is_finite() {
         format_number(x, 3)
+    } else if x.is_nan() {
+        "…".into()
     } else {
         "overflow".into()
     }
 }
 
 fn norm_format(x: f64) -> String {
-    if x.is_finite() {
-        format_number(x, 3)
+    ratio_format(x)
+}
+
+/// bottom/top of `norms`: +∞ when it overflowed, NaN while nothing is computed yet.
+fn ratio_or_pending(norms: &[f64]) -> f64 {
+    if norms.is_empty() {
+        f64::NAN
     } else {
-        "overflow".into()
+        bottom_to_top(norms).unwrap_or(f64::INFINITY)
     }
 }
 
@@ -512,7 +520,7 @@ pub fn GradientFlowFigure(
             .unwrap_or_default()
     });
     let grid = Memo::new(move |_| norms.with(|n| strip_grid(n)));
-    let ratio = Signal::derive(move || norms.with(|n| bottom_to_top(n).unwrap_or(f64::INFINITY)));
+    let ratio = Signal::derive(move || norms.with(|n| ratio_or_pending(n)));
     let which = move || {
         if model.weights.get() {
             "weight"
@@ -586,8 +594,8 @@ pub fn GradientFlowFigure(
             <div class="readouts" aria-busy=move || run.busy.get().to_string()>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=ratio_format />
                 <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map(|(d, _)| *d as f64).unwrap_or(0.0))) format=whole />
-                <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(0.0))) format=norm_format />
-                <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(0.0))) format=norm_format />
+                <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=norm_format />
+                <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=norm_format />
             </div>
         </Figure>
     }
@@ -616,9 +624,7 @@ pub fn GradientAbFigure(
         Memo::new(move |_| na.with(|n| strip_grid(n))),
         Memo::new(move |_| nb.with(|n| strip_grid(n))),
     );
-    let ratio = move |n: Memo<Vec<f64>>| {
-        Signal::derive(move || n.with(|n| bottom_to_top(n).unwrap_or(f64::INFINITY)))
-    };
+    let ratio = move |n: Memo<Vec<f64>>| Signal::derive(move || n.with(|n| ratio_or_pending(n)));
     let (ra, rb) = (ratio(na), ratio(nb));
     let (label_a, label_b) = (
         Signal::derive(move || model.shape_a.with(|s| s.wiring.label())),
@@ -702,7 +708,7 @@ pub fn GradientAbFigure(
                 <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", ratio_format(rb.get()))) max_width=760.0 height=32.0 />
             </div>
             <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
-            <div class="readouts">
+            <div class="readouts" aria-busy=move || (run_a.busy.get() || run_b.busy.get()).to_string()>
                 <Readout name="grad-ratio-a" label="A: bottom / top" value=ra format=ratio_format />
                 <Readout name="grad-ratio-b" label="B: bottom / top" value=rb format=ratio_format />
             </div>
@@ -780,7 +786,7 @@ pub fn DepthSweepFigure(
                 r.as_ref()
                     .and_then(|s| s.rows.get(i))
                     .and_then(|(_, v)| v.last().copied().flatten())
-                    .unwrap_or(f64::INFINITY)
+                    .unwrap_or(if r.is_some() { f64::INFINITY } else { f64::NAN })
             })
         })
     };

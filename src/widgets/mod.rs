@@ -9,6 +9,7 @@ pub mod format;
 pub mod formula;
 pub mod heatmap;
 pub mod hooks;
+pub mod offload;
 pub mod readout;
 
 pub use chart::{Axis, Chart, ChartSpec, Mark, Tone};

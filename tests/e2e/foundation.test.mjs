@@ -3,7 +3,7 @@
 // export, theme. Runs against dist/ (make dist) in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readouts, draws } from './harness.mjs';
+import { launch, openPage, settle, settled, readouts, draws } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -41,7 +41,7 @@ test('moving a control writes the URL (replacing history) and a reload restores 
   assert.match(url, /\/course\/handwave\/\?/);
   await p.page.reload();
   await p.page.waitForSelector('[data-figure] canvas[data-draws]');
-  await settle(p.page);
+  await settled(p.page);
   assert.deepEqual(await readouts(p.page), before);
   assert.equal(await p.page.inputValue('[data-control="n"]'), '12');
   assert.deepEqual(p.errors, []);

@@ -36,10 +36,18 @@ export async function openPage(env, { viewport = { width: 1280, height: 900 }, c
     async goto(query = '') {
       await page.goto(env.site.url + query);
       await page.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 20000 });
-      await settle(page);
+      await settled(page);
     },
     async close() { await context.close(); },
   };
+}
+
+/** Waits until figures computed off the input (Pass 3's worker, Pass 4's sliced stacks),
+ * which mark their readouts aria-busy, have caught up, and two frames have painted. */
+export async function settled(page) {
+  await settle(page);
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+  await settle(page);
 }
 
 /** Waits until pending effects have run and two frames have painted. */

@@ -10,6 +10,19 @@ before(async () => { env = await launch(); });
 after(async () => { await env?.close(); });
 
 const fig = (id) => `[data-figure="${id}"]`;
+
+/** Waits until every Pass 3 figure on the page has its worker answers for the current state. */
+async function computed(page) {
+  await settle(page);
+  await page.waitForFunction(() => [...document.querySelectorAll('[data-figure] .readouts')].every((b) => b.getAttribute('aria-busy') !== 'true'), null, { timeout: 30000 });
+  await settle(page);
+}
+
+/** Loads `query` and waits for the figures to settle. */
+async function load(p, query) {
+  await p.goto(query);
+  await computed(p.page);
+}
 const control = (id, key) => `${fig(id)} [data-control="${key}"]`;
 
 async function figureState(page, id) {
@@ -34,14 +47,12 @@ async function move(page, selector, how) {
     await el.focus();
     await page.keyboard.press(how ?? 'ArrowRight');
   }
-  // Controls apply on the next animation frame.
-  await settle(page);
-  await settle(page);
+  await computed(page);
 }
 
 test('each control moves its figure', async () => {
   const p = await openPage(env);
-  await p.goto('');
+  await load(p, '');
   const cases = [
     ['score-rank', ['rn', 'rdk', 'rseed', 'rshow']],
     ['low-rank-target', ['target', 'rk', 'rn']],
@@ -65,7 +76,7 @@ test('rank(S) never exceeds d_k; the softmax raises the rank and the caption say
   const p = await openPage(env);
   for (const [n, dk] of [[24, 1], [24, 3], [24, 8], [40, 16], [64, 5]]) {
     for (const seed of [1, 77]) {
-      await p.goto(`?rn=${n}&rdk=${dk}&rseed=${seed}`);
+      await load(p, `?rn=${n}&rdk=${dk}&rseed=${seed}`);
       const r = await readouts(p.page);
       assert.equal(Number(r['rank-s']), dk, `n ${n} d_k ${dk}: rank S = d_k for random Q, K`);
       assert.ok(Number(r['rank-a']) > dk, `rank A ${r['rank-a']} exceeds d_k ${dk}`);
@@ -73,7 +84,7 @@ test('rank(S) never exceeds d_k; the softmax raises the rank and the caption say
       assert.match(await p.page.textContent('[data-caption="score-rank"]'), /not bound by dₖ/);
     }
   }
-  await p.goto('?rn=8&rdk=20');
+  await load(p, '?rn=8&rdk=20');
   assert.equal(await readout(p.page, 'rank-s'), 8);
   const caption = await p.page.textContent('[data-caption="score-rank"]');
   assert.match(caption, /dₖ = 20 was asked for/);
@@ -86,15 +97,15 @@ test('the relative error follows Eckart–Young for targets whose spectrum is kn
   const p = await openPage(env);
   for (const [n, k] of [[32, 4], [17, 16], [64, 1]]) {
     // Identity: every σ = 1, so the error is √((n − k)/n).
-    await p.goto(`?target=identity&rn=${n}&rk=${k}`);
+    await load(p, `?target=identity&rn=${n}&rk=${k}`);
     assert.ok(Math.abs((await readout(p.page, 'rel-error')) - Math.sqrt((n - k) / n)) < 1e-12, `identity n ${n} k ${k}`);
     // Previous token: σ = √2, then n − 2 ones, then 0; ‖T‖² = n.
-    await p.goto(`?target=previous&rn=${n}&rk=${k}`);
+    await load(p, `?target=previous&rn=${n}&rk=${k}`);
     const tail = Math.max(0, n - 1 - k);
     assert.ok(Math.abs((await readout(p.page, 'rel-error')) - Math.sqrt(tail / n)) < 1e-12, `previous n ${n} k ${k}`);
   }
   // Attending to the first token is rank one: exact from k = 1.
-  await p.goto('?target=first&rn=40&rk=1');
+  await load(p, '?target=first&rn=40&rk=1');
   assert.ok((await readout(p.page, 'rel-error')) < 1e-12);
   assert.deepEqual(p.errors, []);
   await p.close();
@@ -102,12 +113,12 @@ test('the relative error follows Eckart–Young for targets whose spectrum is kn
 
 test('multi-head: every head has rank ≤ d_head, and a head count that does not divide is named', async () => {
   const p = await openPage(env);
-  await p.goto('?mhd=64&mhh=8&rn=32');
+  await load(p, '?mhd=64&mhh=8&rn=32');
   assert.equal(await readout(p.page, 'd-head'), 8);
   assert.equal(await readout(p.page, 'head-rank'), 8);
   assert.equal(await p.page.$$eval(`${fig('multi-head')} [data-head]`, (els) => els.length), 8);
   assert.equal(await readout(p.page, 'output-rank'), 32);
-  await p.goto('?mhd=24&mhh=5');
+  await load(p, '?mhd=24&mhh=5');
   assert.equal(await readout(p.page, 'd-head'), 6);
   assert.match(await p.page.textContent('[data-caption="multi-head"]'), /5 heads do not divide d_model = 24; using 4/);
   assert.deepEqual(p.errors, []);
@@ -117,7 +128,7 @@ test('multi-head: every head has rank ≤ d_head, and a head count that does not
 test('LoRA counts agree with r·(d_in + d_out) and d_out·d_in', async () => {
   const p = await openPage(env);
   for (const [q, dOut, dIn, r, bytes] of [['', 4096, 4096, 8, 2], ['?lshape=8192x28672&lr=64&ldtype=fp32', 8192, 28672, 64, 4], ['?lshape=custom&lout=300&lin=50&lr=256&ldtype=int4', 300, 50, 256, 0.5]]) {
-    await p.goto(q);
+    await load(p, q);
     assert.equal(await readout(p.page, 'full-params'), dOut * dIn);
     assert.equal(await readout(p.page, 'lora-params'), r * (dIn + dOut));
     assert.ok(Math.abs((await readout(p.page, 'ratio')) - (dOut * dIn) / (r * (dIn + dOut))) < 1e-9);
@@ -125,7 +136,7 @@ test('LoRA counts agree with r·(d_in + d_out) and d_out·d_in', async () => {
   }
   assert.match(await p.page.textContent('[data-caption="lora"]'), /saves nothing/);
   // Decay 0: a flat spectrum of 64 equal values, error at r = √((64 − r)/64).
-  await p.goto('?ldecay=0&lr=16');
+  await load(p, '?ldecay=0&lr=16');
   assert.ok(Math.abs((await readout(p.page, 'example-error')) - Math.sqrt(48 / 64)) < 1e-9);
   assert.deepEqual(p.errors, []);
   await p.close();
@@ -134,7 +145,7 @@ test('LoRA counts agree with r·(d_in + d_out) and d_out·d_in', async () => {
 test('the URL restores every Pass 3 figure, and moving a control writes it', async () => {
   const p = await openPage(env);
   const q = '?rn=48&rdk=6&rseed=9&rshow=a&target=random&rk=7&mhd=32&mhh=2&lshape=8192x8192&lr=32&ldtype=fp8&ldecay=2';
-  await p.goto(q);
+  await load(p, q);
   assert.equal(await p.page.inputValue(control('score-rank', 'rn')), '48');
   assert.equal(await p.page.inputValue(control('score-rank', 'rdk')), '6');
   assert.equal(await p.page.inputValue(control('score-rank', 'rshow')), 'a');
@@ -148,7 +159,7 @@ test('the URL restores every Pass 3 figure, and moving a control writes it', asy
   const first = await readouts(p.page);
   await p.page.reload();
   await p.page.waitForSelector('[data-figure] canvas[data-draws]');
-  await settle(p.page);
+  await computed(p.page);
   assert.deepEqual(await readouts(p.page), first, 'a reload reproduces every readout');
   await move(p.page, control('score-rank', 'rdk'));
   await p.page.waitForFunction(() => location.search.includes('rdk=7'), null, { timeout: 3000 });
@@ -159,11 +170,11 @@ test('the URL restores every Pass 3 figure, and moving a control writes it', asy
 test('embed view of each Pass 3 figure, with and without controls', async () => {
   const p = await openPage(env);
   for (const id of ['score-rank', 'low-rank-target', 'multi-head', 'lora']) {
-    await p.goto(`?embed=${id}&rn=20`);
+    await load(p, `?embed=${id}&rn=20`);
     assert.deepEqual(await p.page.$$eval('[data-figure]', (els) => els.map((e) => e.dataset.figure)), [id]);
     assert.equal(await p.page.$('#linear-algebra'), null);
     assert.ok(await p.page.$(`${fig(id)} [data-control]`), `${id} has its controls`);
-    await p.goto(`?embed=${id}&hide=controls`);
+    await load(p, `?embed=${id}&hide=controls`);
     assert.equal(await p.page.$('[data-control]'), null);
     assert.ok(Number(await p.page.getAttribute(`${fig(id)} canvas[data-canvas]`, 'data-draws')) >= 1);
   }
@@ -173,7 +184,7 @@ test('embed view of each Pass 3 figure, with and without controls', async () => 
 
 test('CSV export of the singular values', async () => {
   const p = await openPage(env);
-  await p.goto('?rn=20&rdk=3');
+  await load(p, '?rn=20&rdk=3');
   const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click(`${fig('score-rank')} [data-action="csv"]`)]);
   assert.equal(csv.suggestedFilename(), 'handwave-score-rank.csv');
   const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
@@ -191,7 +202,7 @@ test('CSV export of the singular values', async () => {
 
 test('heatmap cells read out on keyboard focus', async () => {
   const p = await openPage(env);
-  await p.goto('?rn=6&target=identity');
+  await load(p, '?rn=6&target=identity');
   await p.page.focus('[data-canvas="target"]');
   await p.page.keyboard.press('ArrowRight');
   await settle(p.page);
@@ -199,5 +210,17 @@ test('heatmap cells read out on keyboard focus', async () => {
   await p.page.keyboard.press('ArrowDown');
   await settle(p.page);
   assert.match(await p.page.textContent('[data-cell-readout="target"]'), /^row 1, column 1: T = 1/);
+  await p.close();
+});
+
+test('the decompositions run in a Web Worker, not on the page', async () => {
+  const p = await openPage(env);
+  const workers = [];
+  p.page.on('worker', (w) => workers.push(w.url()));
+  await load(p, '?rn=256&rdk=64');
+  assert.ok(workers.some((u) => u.endsWith('/handwave-worker_loader.js')), `workers: ${workers}`);
+  assert.equal(await readout(p.page, 'rank-s'), 64);
+  assert.ok((await readout(p.page, 'rank-a')) > 64);
+  assert.deepEqual(p.errors, []);
   await p.close();
 });

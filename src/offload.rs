@@ -1,0 +1,254 @@
+//! Work that may leave the main thread: Pass 3's two big decompositions at n up to 256
+//! (the singular values of A = softmax(S), and the full SVD of a target pattern with its
+//! rank-k truncation). Pure: requests and answers are flat `f64` vectors so they cross a
+//! `postMessage` as one typed array, and [`respond`] is the whole worker. The same code
+//! runs inline where no worker can start (component tests), so both paths give the
+//! same bits.
+//!
+//! Request layout: `[id, kind, …arguments]`; answer: `[id, kind, …payload]`.
+
+use crate::math::rank::{
+    row_softmax, score_matrix, singular_values, target_pattern, token_matrix, Pattern, SortedSvd,
+};
+
+/// What to compute.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Job {
+    /// σ(A) for A = softmax(QKᵀ/√d_k), Q, K from [`token_matrix`] streams 1 and 2.
+    AttentionSpectrum { seed: u64, n: usize, d_k: usize },
+    /// σ(T) and the best rank-k approximation T_k of a target pattern.
+    TargetApproximation {
+        pattern: Pattern,
+        n: usize,
+        k: usize,
+    },
+}
+
+/// Job kinds on the wire (also the channel each job travels on).
+pub const KIND_SPECTRUM: u32 = 1;
+pub const KIND_TARGET: u32 = 2;
+
+fn pattern_code(p: Pattern) -> [f64; 2] {
+    match p {
+        Pattern::Identity => [0.0, 0.0],
+        Pattern::PreviousToken => [1.0, 0.0],
+        Pattern::CausalAverage => [2.0, 0.0],
+        Pattern::FirstToken => [3.0, 0.0],
+        Pattern::Random(seed) => [4.0, seed as f64],
+    }
+}
+
+fn pattern_of(code: f64, seed: f64) -> Option<Pattern> {
+    Some(match code as i64 {
+        0 => Pattern::Identity,
+        1 => Pattern::PreviousToken,
+        2 => Pattern::CausalAverage,
+        3 => Pattern::FirstToken,
+        4 => Pattern::Random(seed as u64),
+        _ => return None,
+    })
+}
+
+/// The worker's first message: `[0, 0]`, sent once it can take requests.
+pub const READY: [f64; 2] = [0.0, 0.0];
+
+/// Largest n a request may ask for (the page's maximum).
+pub const MAX_N: usize = 256;
+
+impl Job {
+    /// The wire kind of this job.
+    pub fn kind(&self) -> u32 {
+        match self {
+            Job::AttentionSpectrum { .. } => KIND_SPECTRUM,
+            Job::TargetApproximation { .. } => KIND_TARGET,
+        }
+    }
+
+    /// `[id, kind, …arguments]`.
+    pub fn encode(&self, id: u64) -> Vec<f64> {
+        match *self {
+            Job::AttentionSpectrum { seed, n, d_k } => {
+                vec![
+                    id as f64,
+                    KIND_SPECTRUM as f64,
+                    seed as f64,
+                    n as f64,
+                    d_k as f64,
+                ]
+            }
+            Job::TargetApproximation { pattern, n, k } => {
+                let [code, seed] = pattern_code(pattern);
+                vec![
+                    id as f64,
+                    KIND_TARGET as f64,
+                    code,
+                    seed,
+                    n as f64,
+                    k as f64,
+                ]
+            }
+        }
+    }
+
+    /// The job of a request, validated (sizes clamped to 1…[`MAX_N`]); `None` if malformed.
+    pub fn decode(request: &[f64]) -> Option<(u64, Job)> {
+        if request.iter().any(|x| !x.is_finite() || *x < 0.0) {
+            return None;
+        }
+        let size = |x: f64| (x as usize).clamp(1, MAX_N);
+        let id = *request.first()? as u64;
+        let job = match (*request.get(1)? as u32, &request[2..]) {
+            (KIND_SPECTRUM, [seed, n, d_k]) => Job::AttentionSpectrum {
+                seed: *seed as u64,
+                n: size(*n).max(2),
+                d_k: size(*d_k),
+            },
+            (KIND_TARGET, [code, seed, n, k]) => Job::TargetApproximation {
+                pattern: pattern_of(*code, *seed)?,
+                n: size(*n).max(2),
+                k: size(*k),
+            },
+            _ => return None,
+        };
+        Some((id, job))
+    }
+}
+
+/// What a worker keeps between requests: the last target's SVD, so that moving k only
+/// truncates again.
+#[derive(Default)]
+pub struct JobCache {
+    target: Option<((Pattern, usize), SortedSvd)>,
+}
+
+/// The singular values of A = softmax(S) for `seed`, `n`, `d_k` (the expensive half of the
+/// score-rank figure).
+pub fn attention_spectrum(seed: u64, n: usize, d_k: usize) -> Vec<f64> {
+    let (q, k) = (token_matrix(seed, 1, n, d_k), token_matrix(seed, 2, n, d_k));
+    singular_values(&row_softmax(&score_matrix(&q, &k)))
+}
+
+/// Answers one request: `[id, kind, …payload]`, or `[id, 0]` for a malformed request.
+///
+/// Payloads: spectrum → σ(A) (n values); target → n, σ(T) (n values), T_k row-major (n²).
+pub fn respond(request: &[f64], cache: &mut JobCache) -> Vec<f64> {
+    let Some((id, job)) = Job::decode(request) else {
+        return vec![request.first().copied().unwrap_or(0.0), 0.0];
+    };
+    let mut out = vec![id as f64, job.kind() as f64];
+    match job {
+        Job::AttentionSpectrum { seed, n, d_k } => out.extend(attention_spectrum(seed, n, d_k)),
+        Job::TargetApproximation { pattern, n, k } => {
+            let key = (pattern, n);
+            if cache.target.as_ref().map(|(k, _)| *k) != Some(key) {
+                cache.target = Some((key, SortedSvd::new(&target_pattern(pattern, n))));
+            }
+            if let Some((_, svd)) = &cache.target {
+                let approx = svd.truncate(k.min(n));
+                out.push(n as f64);
+                out.extend(&svd.sigma);
+                for i in 0..n {
+                    out.extend(approx.row(i).iter());
+                }
+            }
+        }
+    }
+    out
+}
+
+/// A decoded target answer: σ(T) and T_k.
+#[derive(Clone, Debug, PartialEq)]
+pub struct TargetAnswer {
+    pub sigma: Vec<f64>,
+    pub approx: nalgebra::DMatrix<f64>,
+}
+
+/// Reads the payload of a target answer (after `[id, kind]`).
+pub fn decode_target(payload: &[f64]) -> Option<TargetAnswer> {
+    let n = *payload.first()? as usize;
+    let (sigma, rest) = payload.get(1..)?.split_at_checked(n)?;
+    (rest.len() == n * n).then(|| TargetAnswer {
+        sigma: sigma.to_vec(),
+        approx: nalgebra::DMatrix::from_row_slice(n, n, rest),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::rank::best_rank_k;
+
+    #[test]
+    fn requests_round_trip() {
+        for job in [
+            Job::AttentionSpectrum {
+                seed: 7,
+                n: 40,
+                d_k: 3,
+            },
+            Job::TargetApproximation {
+                pattern: Pattern::Random(99),
+                n: 12,
+                k: 4,
+            },
+            Job::TargetApproximation {
+                pattern: Pattern::CausalAverage,
+                n: 256,
+                k: 256,
+            },
+        ] {
+            assert_eq!(Job::decode(&job.encode(5)), Some((5, job)));
+        }
+    }
+
+    #[test]
+    fn malformed_requests_get_an_empty_answer_not_a_panic() {
+        let mut cache = JobCache::default();
+        for bad in [
+            vec![],
+            vec![1.0],
+            vec![1.0, 9.0, 1.0],
+            vec![1.0, 1.0, f64::NAN, 3.0, 2.0],
+            vec![1.0, 2.0, 7.0, 0.0, 4.0, 2.0],
+        ] {
+            let out = respond(&bad, &mut cache);
+            assert_eq!(out.get(1), Some(&0.0), "{bad:?}");
+        }
+        // Oversized requests are clamped, not honoured.
+        let (_, job) = Job::decode(&[1.0, 1.0, 3.0, 1e9, 1e9]).unwrap();
+        assert_eq!(
+            job,
+            Job::AttentionSpectrum {
+                seed: 3,
+                n: MAX_N,
+                d_k: MAX_N
+            }
+        );
+    }
+
+    #[test]
+    fn the_worker_answers_what_the_main_thread_would_compute() {
+        let mut cache = JobCache::default();
+        let out = respond(
+            &Job::AttentionSpectrum {
+                seed: 2,
+                n: 20,
+                d_k: 3,
+            }
+            .encode(1),
+            &mut cache,
+        );
+        assert_eq!(&out[2..], attention_spectrum(2, 20, 3).as_slice());
+        for k in [1, 5, 12] {
+            let job = Job::TargetApproximation {
+                pattern: Pattern::Random(4),
+                n: 12,
+                k,
+            };
+            let answer = decode_target(&respond(&job.encode(2), &mut cache)[2..]).unwrap();
+            let t = target_pattern(Pattern::Random(4), 12);
+            assert!((answer.approx - best_rank_k(&t, k)).norm() < 1e-12);
+            assert_eq!(answer.sigma, SortedSvd::new(&t).sigma);
+        }
+    }
+}

@@ -1,0 +1,23 @@
+//! The second binary Trunk builds: a dedicated Web Worker that answers Pass 3's heavy
+//! requests ([`handwave::offload::respond`]) so the page's main thread never blocks on them.
+use handwave::offload::{respond, JobCache, READY};
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};
+
+fn main() {
+    console_error_panic_hook::set_once();
+    let scope: DedicatedWorkerGlobalScope = js_sys::global().unchecked_into();
+    let reply_to = scope.clone();
+    let mut cache = JobCache::default();
+    let on_message = Closure::<dyn FnMut(MessageEvent)>::new(move |ev: MessageEvent| {
+        let request = js_sys::Float64Array::new(&ev.data()).to_vec();
+        let answer = js_sys::Float64Array::from(&respond(&request, &mut cache)[..]);
+        let _ = reply_to.post_message(&answer);
+    });
+    scope.set_onmessage(Some(on_message.as_ref().unchecked_ref()));
+    // The handler lives as long as the worker.
+    on_message.forget();
+    // Messages that arrive before a handler exists are dropped: say when it does.
+    let _ = scope.post_message(&js_sys::Float64Array::from(&READY[..]));
+}
