@@ -34,6 +34,7 @@ const CASES = [
   { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '' },
   { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '' },
+  { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '?embed=gradient-flow', label: 'embed view (figure alone)' },
   { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
   { figure: 'gradient-ab', control: 'depth', positions: [31, 33], query: '' },
   { figure: 'depth-sweep', control: 'gain', positions: [0.95, 1.05], query: '?embed=depth-sweep', label: 'embed view (4 wirings × 8 depths)', changes: 10 },
@@ -74,6 +75,9 @@ console.log('| figure | control | setting | p50 ms | p95 ms | max ms | longest t
 for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   await page.goto(env.site.url + c.query);
   await page.waitForSelector(`[data-figure="${c.figure}"] canvas[data-draws]`);
+  // Heavy figures compute only on screen, as a reader would see them.
+  await page.$eval(`[data-figure="${c.figure}"]`, (f) => f.scrollIntoView({ block: 'start' }));
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
   await settle(page);
   const result = await page.evaluate(async ({ figure, control, positions, changes }) => {
     const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));

@@ -28,6 +28,9 @@ use crate::widgets::{
 
 /// Most tokens of Pass 3.
 pub const MAX_N: usize = 256;
+/// Most tokens of the multi-head figure: its small multiples are ~150 px wide, so more
+/// tokens add no visible detail, only cost (n = 256 with 8 heads took 80 ms a change).
+pub const MULTI_HEAD_MAX_N: usize = 64;
 /// Names of the per-head heatmaps (`data-canvas`), one per possible head.
 const HEAD_CANVASES: [&str; 8] = [
     "head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7",
@@ -241,6 +244,10 @@ pub struct LinearAlgebraModel {
     pub d_k: Memo<usize>,
     pub seed: Memo<u64>,
     pub show_a: Memo<bool>,
+    /// Set while `score-rank` is on screen (its heavy memo recomputes only then).
+    pub score_on_screen: RwSignal<bool>,
+    /// Set while `multi-head` is on screen.
+    pub heads_on_screen: RwSignal<bool>,
     pub scores: Memo<ScoreRank>,
     /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
     pub attention: RwSignal<Option<Spectrum>>,
@@ -269,7 +276,11 @@ impl LinearAlgebraModel {
         let d_k = Memo::new(move |_| requested_d_k.get().min(n.get()));
         let seed = Memo::new(move |_| p.with(|p| p.int("rseed")).max(0) as u64);
         let show_a = Memo::new(move |_| p.with(|p| p.choice("rshow")) == "a");
-        let scores = Memo::new(move |_| score_rank(seed.get(), n.get(), d_k.get()));
+        let score_on_screen = RwSignal::new(false);
+        let scores = Memo::new(move |prev: Option<&ScoreRank>| match prev {
+            Some(prev) if !score_on_screen.get() => prev.clone(),
+            _ => score_rank(seed.get(), n.get(), d_k.get()),
+        });
         let k = Memo::new(move |_| (p.with(|p| p.int("rk")).max(1) as usize).min(n.get()));
         let target = Memo::new(move |_| {
             let id = p.with(|p| p.choice("target"));
@@ -318,9 +329,18 @@ impl LinearAlgebraModel {
             })
         });
         let requested_heads = Memo::new(move |_| p.with(|p| p.int("mhh")).clamp(1, 8) as usize);
-        let heads = Memo::new(move |_| {
-            let d = p.with(|p| p.int("mhd")).clamp(16, 128) as usize;
-            multi_head(seed.get(), n.get(), d, requested_heads.get())
+        let heads_on_screen = RwSignal::new(false);
+        let heads = Memo::new(move |prev: Option<&MultiHead>| match prev {
+            Some(prev) if !heads_on_screen.get() => prev.clone(),
+            _ => {
+                let d = p.with(|p| p.int("mhd")).clamp(16, 128) as usize;
+                multi_head(
+                    seed.get(),
+                    n.get().min(MULTI_HEAD_MAX_N),
+                    d,
+                    requested_heads.get(),
+                )
+            }
         });
         let lora_shape = Memo::new(move |_| {
             p.with(|p| lora_shape(p.choice("lshape"), (p.int("lout"), p.int("lin"))))
@@ -341,6 +361,8 @@ impl LinearAlgebraModel {
             d_k,
             seed,
             show_a,
+            score_on_screen,
+            heads_on_screen,
             scores,
             attention,
             k,
@@ -598,7 +620,7 @@ pub fn ScoreRankFigure(
         }
     };
     view! {
-        <Figure id="score-rank" title="The rank of the scores, and of the attention" caption=caption summary=summary csv=csv
+        <Figure id="score-rank" on_screen=model.score_on_screen title="The rank of the scores, and of the attention" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
@@ -801,18 +823,25 @@ pub fn MultiHeadFigure(
                 String::new()
             };
             let max_rank = m.score_ranks.iter().copied().max().unwrap_or(0);
+            let n_all = model.n.get();
+            let n = n_all.min(MULTI_HEAD_MAX_N);
+            let cap = if n_all > MULTI_HEAD_MAX_N {
+                format!(" (This figure uses the first {MULTI_HEAD_MAX_N} of the n = {n_all} tokens.)")
+            } else {
+                String::new()
+            };
             format!(
                 "d_model = {} cut into {} heads of d_head = {}{note}. Each head's score matrix has rank at most d_head: here at most {max_rank} on n = {} tokens. Each head's value–output map W_V⁽ⁱ⁾W_O⁽ⁱ⁾ has rank ≤ {} too, but W_O sums them back: W_V W_O has rank {} of a possible {}, and the layer's output has rank {} ≤ min(n, d_model) = {}.",
                 m.d_model,
                 m.heads,
                 m.d_head,
-                model.n.get(),
+                n,
                 m.d_head,
                 m.combined_ov_rank,
                 m.d_model,
                 m.output_rank,
-                model.n.get().min(m.d_model)
-            )
+                n.min(m.d_model)
+            ) + &cap
         })
     });
     let csv = Callback::new(move |_| {
@@ -874,7 +903,7 @@ pub fn MultiHeadFigure(
         }
     };
     view! {
-        <Figure id="multi-head" title="Multi-head: h small ranks, mixed back by W_O" caption=caption summary=summary csv=csv
+        <Figure id="multi-head" on_screen=model.heads_on_screen title="Multi-head: h small ranks, mixed back by W_O" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="small-multiples">{heads_view}</div>
             <div class="pair-layout">

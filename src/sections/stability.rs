@@ -141,17 +141,31 @@ pub struct AsyncProfile {
     pub busy: RwSignal<bool>,
 }
 
-/// Keeps a profile of `shape` at `depth` up to date; the tape is cached across depths.
-pub fn use_gradient_profile(shape: Memo<StackShape>, depth: Memo<usize>) -> AsyncProfile {
+/// Keeps a profile of `shape` at `depth` up to date while `active` (the figure is on
+/// screen); the tape is cached across depths.
+pub fn use_gradient_profile(
+    shape: Memo<StackShape>,
+    depth: Memo<usize>,
+    active: RwSignal<bool>,
+) -> AsyncProfile {
     let result = RwSignal::new(None::<(usize, GradientProfile)>);
     let busy = RwSignal::new(false);
     let generation = StoredValue::new(0u64);
     let tape = StoredValue::new(None::<Tape>);
+    let done_for = StoredValue::new(None::<(StackShape, usize)>);
     Effect::new(move |_| {
         let s = shape.get();
         let l = depth.get().clamp(1, MAX_DEPTH);
+        if !active.get() {
+            return;
+        }
+        // A newer request always cancels a run in flight, even when its answer is known.
         let my_gen = generation.get_value() + 1;
         generation.set_value(my_gen);
+        if done_for.with_value(|d| d.as_ref() == Some(&(s.clone(), l))) {
+            busy.set(false);
+            return;
+        }
         busy.set(true);
         spawn_local(async move {
             let current = move || generation.get_value() == my_gen;
@@ -186,6 +200,7 @@ pub fn use_gradient_profile(shape: Memo<StackShape>, depth: Memo<usize>) -> Asyn
             let profile = back.profile(&t);
             tape.set_value(Some(t));
             if current() {
+                done_for.set_value(Some((s, l)));
                 result.set(Some((l, profile)));
                 busy.set(false);
             }
@@ -201,15 +216,28 @@ pub struct DepthSweep {
     pub rows: Vec<(Wiring, Vec<Option<f64>>)>,
 }
 
-/// Computes the sweep for `base` (its wiring is ignored) whenever it changes.
-pub fn use_depth_sweep(base: Memo<StackShape>) -> AsyncSweep {
+/// Computes the sweep for `base` (its wiring is ignored) whenever it changes while
+/// `active` (the figure is on screen).
+pub fn use_depth_sweep(base: Memo<StackShape>, active: RwSignal<bool>) -> AsyncSweep {
     let result = RwSignal::new(None::<DepthSweep>);
-    let progress = RwSignal::new(0.0f64);
+    // 1 = nothing running (a figure never scrolled to has nothing in progress).
+    let progress = RwSignal::new(1.0f64);
     let generation = StoredValue::new(0u64);
+    let done_for = StoredValue::new(None::<StackShape>);
     Effect::new(move |_| {
-        let s = base.get();
+        let s = StackShape {
+            wiring: Wiring::PLAIN,
+            ..base.get()
+        };
+        if !active.get() {
+            return;
+        }
         let my_gen = generation.get_value() + 1;
         generation.set_value(my_gen);
+        if done_for.with_value(|d| d.as_ref() == Some(&s)) {
+            progress.set(1.0);
+            return;
+        }
         progress.set(0.0);
         spawn_local(async move {
             let current = move || generation.get_value() == my_gen;
@@ -258,6 +286,7 @@ pub fn use_depth_sweep(base: Memo<StackShape>) -> AsyncSweep {
                 rows.push((wiring, ratios));
             }
             if current() {
+                done_for.set_value(Some(s));
                 result.set(Some(DepthSweep { rows }));
                 progress.set(1.0);
             }
@@ -510,7 +539,8 @@ pub fn GradientFlowFigure(
     model: StabilityModel,
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
-    let run = use_gradient_profile(model.shape, model.depth);
+    let on_screen = RwSignal::new(false);
+    let run = use_gradient_profile(model.shape, model.depth, on_screen);
     let norms = Memo::new(move |_| {
         run.result
             .with(|r| {
@@ -583,7 +613,7 @@ pub fn GradientFlowFigure(
         }
     };
     view! {
-        <Figure id="gradient-flow" title="Gradient flow through a real stack" caption=caption summary=summary csv=csv
+        <Figure id="gradient-flow" on_screen=on_screen title="Gradient flow through a real stack" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
@@ -607,8 +637,9 @@ pub fn GradientAbFigure(
     model: StabilityModel,
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
-    let run_a = use_gradient_profile(model.shape_a, model.depth);
-    let run_b = use_gradient_profile(model.shape_b, model.depth);
+    let on_screen = RwSignal::new(false);
+    let run_a = use_gradient_profile(model.shape_a, model.depth, on_screen);
+    let run_b = use_gradient_profile(model.shape_b, model.depth, on_screen);
     let norms = move |run: AsyncProfile| {
         Memo::new(move |_| {
             run.result
@@ -697,7 +728,7 @@ pub fn GradientAbFigure(
         }
     };
     view! {
-        <Figure id="gradient-ab" title="Side by side: the identity highway at work" caption=caption summary=summary csv=csv
+        <Figure id="gradient-ab" on_screen=on_screen title="Side by side: the identity highway at work" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
             <div class="strip">
@@ -726,7 +757,8 @@ pub fn DepthSweepFigure(
     model: StabilityModel,
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
-    let sweep = use_depth_sweep(model.shape);
+    let on_screen = RwSignal::new(false);
+    let sweep = use_depth_sweep(model.shape, on_screen);
     let spec = Signal::derive(move || {
         sweep.result.with(|r| {
             let rows = r.as_ref().map(|s| s.rows.clone()).unwrap_or_default();
@@ -851,7 +883,7 @@ pub fn DepthSweepFigure(
     });
     let controls = move || view! { <StackControls model=model instance="-sweep" /> };
     view! {
-        <Figure id="depth-sweep" title="Depth sweep: four wirings from 1 to 128 blocks" caption=caption summary=summary csv=csv
+        <Figure id="depth-sweep" on_screen=on_screen title="Depth sweep: four wirings from 1 to 128 blocks" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
             <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>

@@ -142,9 +142,15 @@ pub fn Figure(
     /// Whether to show the controls at all.
     #[prop(default = true)]
     show_controls: bool,
+    /// Set while the figure is on (or near) the screen, for figures that compute only then.
+    #[prop(optional)]
+    on_screen: Option<RwSignal<bool>>,
     children: Children,
 ) -> impl IntoView {
     let root = NodeRef::<html::Figure>::new();
+    if let Some(signal) = on_screen {
+        super::hooks::observe_on_screen(root, signal);
+    }
     let state = use_url_state();
     let (shared, set_shared) = signal(None::<Shared>);
     let hide = state.view.hide_controls && state.view.embed.is_some();

@@ -191,3 +191,42 @@ pub async fn yield_to_browser() {
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
+
+/// Keeps `on_screen` true while `node` is within 200 px of the viewport (an
+/// IntersectionObserver), so heavy figures compute only when a reader can see them.
+/// Where the observer is unavailable, the figure counts as always on screen.
+pub fn observe_on_screen<E>(node: NodeRef<E>, on_screen: RwSignal<bool>)
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let Ok(el) = el.dyn_into::<web_sys::Element>() else {
+            return;
+        };
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Some(entry) = entries
+                .iter()
+                .last()
+                .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+            {
+                let visible = entry.is_intersecting();
+                if on_screen.get_untracked() != visible {
+                    on_screen.set(visible);
+                }
+            }
+        });
+        let options = web_sys::IntersectionObserverInit::new();
+        options.set_root_margin("200px 0px");
+        match web_sys::IntersectionObserver::new_with_options(
+            callback.as_ref().unchecked_ref(),
+            &options,
+        ) {
+            Ok(observer) => observer.observe(&el),
+            Err(_) => on_screen.set(true),
+        }
+        // The observer lives as long as the page; its callback must too.
+        callback.forget();
+    });
+}

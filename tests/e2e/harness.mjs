@@ -46,6 +46,12 @@ export async function openPage(env, { viewport = { width: 1280, height: 900 }, c
  * which mark their readouts aria-busy, have caught up, and two frames have painted. */
 export async function settled(page) {
   await settle(page);
+  // Heavy figures compute only near the screen: bring each one there once.
+  await page.evaluate(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    for (const f of document.querySelectorAll('[data-figure]')) { f.scrollIntoView({ block: 'center' }); await frame(); }
+    window.scrollTo(0, 0);
+  });
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
   await settle(page);
 }
