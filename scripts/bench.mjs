@@ -30,7 +30,7 @@ const CASES = [
   { figure: 'low-rank-target', control: 'rk', positions: [99, 101], query: '?rn=256&rk=100', label: 'heaviest (n = 256)' },
   { figure: 'low-rank-target', control: 'rn', positions: [255, 256], query: '?rn=256&rk=100', label: 'heaviest (n = 256, moving n: full SVD)' },
   { figure: 'multi-head', control: 'mhh', positions: [3, 4], query: '' },
-  { figure: 'multi-head', control: 'rn', positions: [255, 256], query: '?rn=256&mhd=128&mhh=8', label: 'heaviest (n = 256, d = 128, h = 8)' },
+  { figure: 'multi-head', control: 'mhh', positions: [7, 8], query: '?rn=256&mhd=128&mhh=8', label: 'heaviest (d = 128, h = 8, 64 tokens shown)' },
   { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '' },
   { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '' },
@@ -112,6 +112,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
     return { times, longest };
   }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES });
   const t = result.times;
+  if (!t.length) { console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | no redraw | | | |`); continue; }
   console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | ${quantile(t, 0.5).toFixed(2)} | ${quantile(t, 0.95).toFixed(2)} | ${Math.max(...t).toFixed(2)} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
 }
 await env.close();

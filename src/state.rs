@@ -159,13 +159,7 @@ const fn custom(
     default: i64,
     meaning: &'static str,
 ) -> ParamSpec {
-    ParamSpec {
-        key,
-        kind: ParamKind::Int { min, max },
-        default: Value::Int(default),
-        meaning,
-        figures: PASS2_MODEL,
-    }
+    int_param(key, min, max, default, meaning, PASS2_MODEL)
 }
 
 /// Every URL key of the page. Order is the order keys are written in a link.

@@ -538,12 +538,7 @@ pub fn ScoreRankFigure(
                     max: r.n as f64 + 0.5,
                     log: false,
                 },
-                y: Axis {
-                    label: "σᵢ".into(),
-                    min: 10f64.powf(lo.log10().floor()),
-                    max: 10f64.powf(hi.log10().ceil()),
-                    log: true,
-                },
+                y: Axis::log_decades("σᵢ", lo, hi),
                 marks: vec![
                     Mark::Line {
                         label: match r.n.saturating_sub(s_pts.len()) {

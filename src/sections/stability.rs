@@ -423,12 +423,7 @@ fn profile_chart(series: &[(String, &[f64], Tone)], toy: Option<f64>) -> ChartSp
             max: depth as f64 - 0.5,
             log: false,
         },
-        y: Axis {
-            label: "gradient norm".into(),
-            min: 10f64.powf(lo.log10().floor()).max(1e-300),
-            max: 10f64.powf(hi.log10().ceil()).min(1e300),
-            log: true,
-        },
+        y: Axis::log_decades("gradient norm", lo, hi),
         marks,
         legend_left: false,
     }
@@ -801,12 +796,7 @@ pub fn DepthSweepFigure(
                     max: MAX_DEPTH as f64,
                     log: true,
                 },
-                y: Axis {
-                    label: "bottom / top gradient norm".into(),
-                    min: 10f64.powf(lo.log10().floor()).max(1e-300),
-                    max: 10f64.powf(hi.log10().ceil()).min(1e300),
-                    log: true,
-                },
+                y: Axis::log_decades("bottom / top gradient norm", lo, hi),
                 marks,
                 legend_left: true,
             }

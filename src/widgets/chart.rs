@@ -83,6 +83,19 @@ pub struct ChartSpec {
     pub legend_left: bool,
 }
 
+impl Axis {
+    /// A log axis from the decade at or below `lo` to the decade at or above `hi`
+    /// (kept inside 10⁻³⁰⁰…10³⁰⁰, so it never reaches zero or infinity).
+    pub fn log_decades(label: &str, lo: f64, hi: f64) -> Axis {
+        Axis {
+            label: label.into(),
+            min: 10f64.powf(lo.log10().floor()).max(1e-300),
+            max: 10f64.powf(hi.log10().ceil()).min(1e300),
+            log: true,
+        }
+    }
+}
+
 fn to_axis(axis: &Axis, v: f64) -> f64 {
     if axis.log {
         v.log10()
@@ -566,6 +579,14 @@ mod tests {
             ticks(&axis(1.0, 20.0, true)),
             vec![1.0, 2.0, 5.0, 10.0, 20.0]
         );
+    }
+
+    #[test]
+    fn log_decades_round_out_and_stay_finite() {
+        let a = Axis::log_decades("x", 3e-5, 42.0);
+        assert_eq!((a.min, a.max), (1e-5, 100.0));
+        let b = Axis::log_decades("x", 1e-320, 1e305);
+        assert!(b.min > 0.0 && b.max.is_finite());
     }
 
     #[test]

@@ -76,3 +76,31 @@ export async function canvasPixels(page, selector) {
 export async function draws(page, selector) {
   return Number(await page.getAttribute(selector, 'data-draws'));
 }
+
+/** Everything a figure shows: its canvases' pixels, its readouts and its caption. */
+export async function figureState(page, id) {
+  const canvases = await page.$$eval(`[data-figure="${id}"] canvas[data-canvas]`, (cs) => cs.map((c) => c.toDataURL()));
+  const values = await page.$$eval(`[data-figure="${id}"] [data-readout]`, (els) => els.map((e) => e.dataset.value));
+  return JSON.stringify({ canvases, values, caption: await page.textContent(`[data-caption="${id}"]`) });
+}
+
+/** Moves a control as a reader would: the next option of a select (never `custom`),
+ * a new number in a field, a click on a switch, one arrow-key step on a slider. */
+export async function moveControl(page, selector) {
+  const el = page.locator(selector);
+  await el.scrollIntoViewIfNeeded();
+  const tag = await el.evaluate((e) => `${e.tagName}:${e.type}`);
+  if (tag.startsWith('SELECT')) {
+    const options = await el.evaluate((e) => [...e.options].map((o) => o.value));
+    const current = await el.inputValue();
+    await el.selectOption(options.find((o) => o !== current && o !== 'custom'));
+  } else if (tag === 'INPUT:number') {
+    await el.fill('4242');
+    await el.press('Enter');
+  } else if (tag === 'INPUT:checkbox') {
+    await el.click();
+  } else {
+    await el.focus();
+    await page.keyboard.press('ArrowRight');
+  }
+}

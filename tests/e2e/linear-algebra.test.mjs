@@ -3,7 +3,8 @@
 // computed here, the URL restores every figure, each figure embeds alone, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, readouts, canvasPixels } from './harness.mjs';
+import { launch, openPage, settle, settled, readout, readouts } from './harness.mjs';
+import { figureState, moveControl } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -11,12 +12,8 @@ after(async () => { await env?.close(); });
 
 const fig = (id) => `[data-figure="${id}"]`;
 
-/** Waits until every Pass 3 figure on the page has its worker answers for the current state. */
-async function computed(page) {
-  await settle(page);
-  await page.waitForFunction(() => [...document.querySelectorAll('[data-figure] .readouts')].every((b) => b.getAttribute('aria-busy') !== 'true'), null, { timeout: 30000 });
-  await settle(page);
-}
+/** Waits until every figure has caught up with the state (see the harness's `settled`). */
+const computed = settled;
 
 /** Loads `query` and waits for the figures to settle. */
 async function load(p, query) {
@@ -25,28 +22,9 @@ async function load(p, query) {
 }
 const control = (id, key) => `${fig(id)} [data-control="${key}"]`;
 
-async function figureState(page, id) {
-  const canvases = await page.$$eval(`${fig(id)} canvas[data-canvas]`, (cs) => cs.map((c) => c.toDataURL()));
-  const values = await page.$$eval(`${fig(id)} [data-readout]`, (els) => els.map((e) => e.dataset.value));
-  const caption = await page.textContent(`[data-caption="${id}"]`);
-  return JSON.stringify({ canvases, values, caption });
-}
 
-async function move(page, selector, how) {
-  const el = page.locator(selector);
-  await el.scrollIntoViewIfNeeded();
-  const tag = await el.evaluate((e) => `${e.tagName}:${e.type}`);
-  if (tag.startsWith('SELECT')) {
-    const options = await el.evaluate((e) => [...e.options].map((o) => o.value));
-    const current = await el.inputValue();
-    await el.selectOption(options.find((o) => o !== current && o !== 'custom'));
-  } else if (tag === 'INPUT:number') {
-    await el.fill(String(how ?? 4242));
-    await el.press('Enter');
-  } else {
-    await el.focus();
-    await page.keyboard.press(how ?? 'ArrowRight');
-  }
+async function move(page, selector) {
+  await moveControl(page, selector);
   await computed(page);
 }
 

@@ -4,6 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, settle, readout, readouts } from './harness.mjs';
+import { figureState, moveControl } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -22,29 +23,9 @@ async function computed(page, id = 'gradient-flow') {
   await settle(page);
 }
 
-async function figureState(page, id) {
-  const canvases = await page.$$eval(`${fig(id)} canvas[data-canvas]`, (cs) => cs.map((c) => c.toDataURL()));
-  const values = await page.$$eval(`${fig(id)} [data-readout]`, (els) => els.map((e) => e.dataset.value));
-  return JSON.stringify({ canvases, values, caption: await page.textContent(`[data-caption="${id}"]`) });
-}
 
 async function move(page, selector, id) {
-  const el = page.locator(selector);
-  await el.scrollIntoViewIfNeeded();
-  const tag = await el.evaluate((e) => `${e.tagName}:${e.type}`);
-  if (tag.startsWith('SELECT')) {
-    const options = await el.evaluate((e) => [...e.options].map((o) => o.value));
-    const current = await el.inputValue();
-    await el.selectOption(options.find((o) => o !== current));
-  } else if (tag === 'INPUT:number') {
-    await el.fill('4242');
-    await el.press('Enter');
-  } else if (tag === 'INPUT:checkbox') {
-    await el.click();
-  } else {
-    await el.focus();
-    await page.keyboard.press('ArrowRight');
-  }
+  await moveControl(page, selector);
   await computed(page, id);
 }
 
