@@ -169,28 +169,82 @@ fn gaussian(seed: u64, path: &[u64], rows: usize, cols: usize, std: f64) -> DMat
     DMatrix::from_fn(rows, cols, |_, _| std * s.standard_normal())
 }
 
-/// The weights of block `layer`: every matrix N(0, gain²/fan_in), γ = 1, β = 0.
-pub fn block_weights(shape: &StackShape, layer: usize) -> BlockWeights {
-    let (d, f) = (shape.d_model, shape.d_ff());
-    let w = |which: u64, rows: usize, cols: usize| {
+/// The N(0, 1) draws behind one block's matrices, before gain and fan-in scaling: what
+/// a change of gain or wiring can reuse.
+#[derive(Clone, Debug, PartialEq)]
+pub struct UnitWeights([DMatrix<f64>; 6]);
+
+/// The unit draws of block `layer` for `seed` and width `d` (MLP 4d).
+pub fn unit_block_weights(seed: u64, d: usize, layer: usize) -> UnitWeights {
+    let f = 4 * d;
+    let z = |which: u64, rows: usize, cols: usize| {
         gaussian(
-            shape.seed,
+            seed,
             &[STREAM_WEIGHTS, d as u64, layer as u64, which],
             rows,
             cols,
-            shape.gain / (rows as f64).sqrt(),
+            1.0,
         )
     };
-    BlockWeights {
-        wq: w(0, d, d),
-        wk: w(1, d, d),
-        wv: w(2, d, d),
-        wo: w(3, d, d),
-        w1: w(4, d, f),
-        w2: w(5, f, d),
-        ln1: LayerNormParams::identity(d),
-        ln2: LayerNormParams::identity(d),
+    UnitWeights([
+        z(0, d, d),
+        z(1, d, d),
+        z(2, d, d),
+        z(3, d, d),
+        z(4, d, f),
+        z(5, f, d),
+    ])
+}
+
+impl UnitWeights {
+    /// Every matrix scaled to N(0, gain²/fan_in): W = (gain/√fan_in) · Z; γ = 1, β = 0.
+    pub fn scaled(&self, gain: f64) -> BlockWeights {
+        let w = |i: usize| {
+            let z = &self.0[i];
+            z * (gain / (z.nrows() as f64).sqrt())
+        };
+        let d = self.0[0].nrows();
+        BlockWeights {
+            wq: w(0),
+            wk: w(1),
+            wv: w(2),
+            wo: w(3),
+            w1: w(4),
+            w2: w(5),
+            ln1: LayerNormParams::identity(d),
+            ln2: LayerNormParams::identity(d),
+        }
     }
+}
+
+/// Unit draws kept across stacks of one seed and width, so that changing gain or wiring
+/// does not draw every weight again.
+#[derive(Clone, Debug, Default)]
+pub struct WeightBank {
+    key: Option<(u64, usize)>,
+    layers: Vec<UnitWeights>,
+}
+
+impl WeightBank {
+    /// Block `layer`'s weights for `shape`, drawing (and keeping) what is missing.
+    pub fn block(&mut self, shape: &StackShape, layer: usize) -> BlockWeights {
+        let key = (shape.seed, shape.d_model);
+        if self.key != Some(key) {
+            self.key = Some(key);
+            self.layers.clear();
+        }
+        while self.layers.len() <= layer {
+            let l = self.layers.len();
+            self.layers
+                .push(unit_block_weights(shape.seed, shape.d_model, l));
+        }
+        self.layers[layer].scaled(shape.gain)
+    }
+}
+
+/// The weights of block `layer`: every matrix N(0, gain²/fan_in), γ = 1, β = 0.
+pub fn block_weights(shape: &StackShape, layer: usize) -> BlockWeights {
+    unit_block_weights(shape.seed, shape.d_model, layer).scaled(shape.gain)
 }
 
 /// The stack's input X ~ N(0, 1)^{T×d} and the loss weights r ~ N(0, 1)^{T×d}.
@@ -719,8 +773,13 @@ impl Tape {
 
     /// Runs one more block forward.
     pub fn push_block(&mut self) {
+        self.push_block_with(&mut WeightBank::default());
+    }
+
+    /// Runs one more block forward, its weights from `bank`.
+    pub fn push_block_with(&mut self, bank: &mut WeightBank) {
         let layer = self.len();
-        let w = block_weights(&self.shape, layer);
+        let w = bank.block(&self.shape, layer);
         let (y, cache) = block_forward(
             self.block_input(layer),
             &w,
@@ -1216,6 +1275,27 @@ mod tests {
             let profile = back.profile(&tape);
             assert!((profile.input_grad_norm[0] - frobenius_norm(&analytic)).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn banked_weights_are_bit_identical_to_fresh_draws() {
+        let mut bank = WeightBank::default();
+        for gain in [1.0, 0.35, 2.0] {
+            let s = StackShape {
+                gain,
+                ..shape(8, 2, 4, Wiring::PRE_NORM)
+            };
+            for l in [0, 3, 1] {
+                assert_eq!(bank.block(&s, l), block_weights(&s, l));
+            }
+        }
+        // By hand: the scale is gain/√fan_in of a unit draw.
+        let s = shape(8, 2, 4, Wiring::PLAIN);
+        let z = unit_block_weights(s.seed, 8, 0);
+        assert_eq!(
+            block_weights(&s, 0).w2[(3, 1)],
+            z.0[5][(3, 1)] * (1.0 / 32f64.sqrt())
+        );
     }
 
     #[test]

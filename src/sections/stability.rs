@@ -16,7 +16,7 @@ use crate::app::{use_url_state, UrlState};
 use crate::formulas;
 use crate::math::stability::{
     bottom_to_top, heads_dividing, toy_chain, verdict_of, GradientProfile, GradientVerdict,
-    NormPlacement, StackShape, Tape, Wiring, MAX_DEPTH, SWEEP_DEPTHS,
+    NormPlacement, StackShape, Tape, WeightBank, Wiring, MAX_DEPTH, SWEEP_DEPTHS,
 };
 use crate::widgets::format::format_number;
 use crate::widgets::hooks::{now_ms, yield_to_browser};
@@ -147,6 +147,7 @@ pub fn use_gradient_profile(
     shape: Memo<StackShape>,
     depth: Memo<usize>,
     active: RwSignal<bool>,
+    bank: StoredValue<WeightBank>,
 ) -> AsyncProfile {
     let result = RwSignal::new(None::<(usize, GradientProfile)>);
     let busy = RwSignal::new(false);
@@ -176,7 +177,7 @@ pub fn use_gradient_profile(
                 .unwrap_or_else(|| Tape::new(s.clone()));
             let mut slice = now_ms();
             while t.len() < l {
-                t.push_block();
+                bank.update_value(|b| t.push_block_with(b));
                 if now_ms() - slice > SLICE_MS {
                     yield_to_browser().await;
                     slice = now_ms();
@@ -218,7 +219,11 @@ pub struct DepthSweep {
 
 /// Computes the sweep for `base` (its wiring is ignored) whenever it changes while
 /// `active` (the figure is on screen).
-pub fn use_depth_sweep(base: Memo<StackShape>, active: RwSignal<bool>) -> AsyncSweep {
+pub fn use_depth_sweep(
+    base: Memo<StackShape>,
+    active: RwSignal<bool>,
+    bank: StoredValue<WeightBank>,
+) -> AsyncSweep {
     let result = RwSignal::new(None::<DepthSweep>);
     // 1 = nothing running (a figure never scrolled to has nothing in progress).
     let progress = RwSignal::new(1.0f64);
@@ -254,7 +259,7 @@ pub fn use_depth_sweep(base: Memo<StackShape>, active: RwSignal<bool>) -> AsyncS
                 let mut ratios = Vec::new();
                 for &depth in &SWEEP_DEPTHS {
                     while tape.len() < depth {
-                        tape.push_block();
+                        bank.update_value(|b| tape.push_block_with(b));
                         done += 1;
                         if now_ms() - slice > SLICE_MS {
                             yield_to_browser().await;
@@ -314,6 +319,8 @@ pub struct StabilityModel {
     pub shape: Memo<StackShape>,
     pub shape_a: Memo<StackShape>,
     pub shape_b: Memo<StackShape>,
+    /// Unit weight draws shared by every Pass 4 figure (they share seed and d_model).
+    pub bank: StoredValue<WeightBank>,
 }
 
 impl StabilityModel {
@@ -342,6 +349,7 @@ impl StabilityModel {
             shape: Memo::new(move |_| p.with(|p| shape_from(p, w(p)))),
             shape_a: Memo::new(move |_| p.with(|p| shape_from(p, wa(p)))),
             shape_b: Memo::new(move |_| p.with(|p| shape_from(p, wb(p)))),
+            bank: StoredValue::new(WeightBank::default()),
         }
     }
 }
@@ -535,7 +543,7 @@ pub fn GradientFlowFigure(
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
     let on_screen = RwSignal::new(false);
-    let run = use_gradient_profile(model.shape, model.depth, on_screen);
+    let run = use_gradient_profile(model.shape, model.depth, on_screen, model.bank);
     let norms = Memo::new(move |_| {
         run.result
             .with(|r| {
@@ -633,8 +641,8 @@ pub fn GradientAbFigure(
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
     let on_screen = RwSignal::new(false);
-    let run_a = use_gradient_profile(model.shape_a, model.depth, on_screen);
-    let run_b = use_gradient_profile(model.shape_b, model.depth, on_screen);
+    let run_a = use_gradient_profile(model.shape_a, model.depth, on_screen, model.bank);
+    let run_b = use_gradient_profile(model.shape_b, model.depth, on_screen, model.bank);
     let norms = move |run: AsyncProfile| {
         Memo::new(move |_| {
             run.result
@@ -753,7 +761,7 @@ pub fn DepthSweepFigure(
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
     let on_screen = RwSignal::new(false);
-    let sweep = use_depth_sweep(model.shape, on_screen);
+    let sweep = use_depth_sweep(model.shape, on_screen, model.bank);
     let spec = Signal::derive(move || {
         sweep.result.with(|r| {
             let rows = r.as_ref().map(|s| s.rows.clone()).unwrap_or_default();
