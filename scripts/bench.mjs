@@ -104,7 +104,8 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
         const now = canvases.filter((c, k) => Number(c.dataset.draws) > before[k]);
         quiet = now.length === redrawn.length ? quiet + 1 : 0;
         redrawn = now;
-        if (redrawn.length === canvases.length || (redrawn.length > 0 && quiet >= 5)) break;
+        const busy = document.querySelector(`[data-figure="${figure}"] [aria-busy="true"]`);
+        if (!busy && (redrawn.length === canvases.length || (redrawn.length > 0 && quiet >= 5))) break;
       }
       if (redrawn.length) times.push(Math.max(...redrawn.map((c) => parseFloat(c.dataset.drawnAt))) - t0);
     }

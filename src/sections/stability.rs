@@ -569,7 +569,8 @@ pub fn GradientFlowFigure(
             ratio_format(ratio.get())
         )
     });
-    let spec = Signal::derive(move || {
+    // A memo: the chart redraws only when what it draws changes, not on every input.
+    let spec = Memo::new(move |_| {
         norms.with(|n| {
             let label = model.shape.with(|s| s.wiring.label());
             profile_chart(&[(label, n.as_slice(), Tone::Blue)], Some(model.rho.get()))
@@ -664,7 +665,7 @@ pub fn GradientAbFigure(
         Signal::derive(move || model.shape_a.with(|s| s.wiring.label())),
         Signal::derive(move || model.shape_b.with(|s| s.wiring.label())),
     );
-    let spec = Signal::derive(move || {
+    let spec = Memo::new(move |_| {
         na.with(|a| {
             nb.with(|b| {
                 profile_chart(
@@ -762,7 +763,7 @@ pub fn DepthSweepFigure(
 ) -> impl IntoView {
     let on_screen = RwSignal::new(false);
     let sweep = use_depth_sweep(model.shape, on_screen, model.bank);
-    let spec = Signal::derive(move || {
+    let spec = Memo::new(move |_| {
         sweep.result.with(|r| {
             let rows = r.as_ref().map(|s| s.rows.clone()).unwrap_or_default();
             let values: Vec<f64> = rows
