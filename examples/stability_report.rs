@@ -19,8 +19,8 @@ fn main() {
         Wiring::PRE_NORM,
         Wiring::RESIDUAL_ONLY,
     ];
-    println!("| wiring | depth | bottom/top | top→bottom grad norms (every 8th) | ms |");
-    println!("|---|---:|---:|---|---:|");
+    println!("| wiring | depth | bottom/top (inputs) | bottom/top (weights) | input grad norms, layer 0, 8, 16, … | ms |");
+    println!("|---|---:|---:|---:|---|---:|");
     for wiring in wirings {
         for depth in [1usize, 8, 32, 128] {
             for seed in [1u64, 2, 3] {
@@ -41,12 +41,14 @@ fn main() {
                     .step_by(8)
                     .map(|v| format!("{v:.2e}"))
                     .collect();
+                let weights = handwave::math::stability::bottom_to_top(&p.weight_grad_norm);
+                let show =
+                    |r: Option<f64>| r.map(|r| format!("{r:.3e}")).unwrap_or("overflow".into());
                 println!(
-                    "| {} (seed {seed}) | {depth} | {} | {} | {ms:.2} |",
+                    "| {} (seed {seed}) | {depth} | {} | {} | {} | {ms:.2} |",
                     wiring.label(),
-                    p.ratio()
-                        .map(|r| format!("{r:.3e}"))
-                        .unwrap_or("overflow".into()),
+                    show(p.ratio()),
+                    show(weights),
                     every.join(" "),
                 );
             }
