@@ -27,6 +27,9 @@ use crate::widgets::{
 
 /// Longest slice of work between two yields to the browser (ms).
 pub const SLICE_MS: f64 = 8.0;
+/// The first slice after an input may use most of the frame, so that work that fits in a
+/// frame is drawn in that frame instead of being split across two.
+pub const FIRST_SLICE_MS: f64 = 14.0;
 /// The strip's colour scale: log₁₀ of the gradient norm from −10 (dark) to +10.
 pub const STRIP_SCALE: ColorScale = ColorScale {
     map: ColorMap::Sequential,
@@ -175,7 +178,8 @@ pub fn use_gradient_profile(
                 .flatten()
                 .filter(|t| t.shape == s)
                 .unwrap_or_else(|| Tape::new(s.clone()));
-            let mut slice = now_ms();
+            // The first slice may use most of the frame; later ones stay short.
+            let mut slice = now_ms() - SLICE_MS + FIRST_SLICE_MS;
             while t.len() < l {
                 bank.update_value(|b| t.push_block_with(b));
                 if now_ms() - slice > SLICE_MS {
