@@ -34,6 +34,7 @@ const CASES = [
   { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '' },
   { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '' },
+  { figure: 'gradient-flow', control: 'sseed', positions: [1, 2], query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '?embed=gradient-flow', label: 'embed view (figure alone)' },
   { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
   { figure: 'gradient-ab', control: 'depth', positions: [31, 33], query: '' },
@@ -79,7 +80,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   await page.$eval(`[data-figure="${c.figure}"]`, (f) => f.scrollIntoView({ block: 'start' }));
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
   await settle(page);
-  const result = await page.evaluate(async ({ figure, control, positions, changes }) => {
+  const result = await page.evaluate(async ({ figure, control, positions, changes, event }) => {
     const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
     let longest = 0;
     const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longest = Math.max(longest, e.duration); });
@@ -92,7 +93,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
       const before = canvases.map((c) => Number(c.dataset.draws));
       const t0 = performance.now();
       input.value = String(positions[i % positions.length]);
-      input.dispatchEvent(new Event('input', { bubbles: true }));
+      input.dispatchEvent(new Event(event, { bubbles: true }));
       // Figures computed off the event (Pass 4) redraw a few frames later: wait for every
       // canvas of the figure, for at most 10 s.
       // Some controls redraw only some canvases: stop once every canvas has redrawn, or
@@ -111,7 +112,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
     }
     obs.disconnect();
     return { times, longest };
-  }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES });
+  }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES, event: c.event ?? 'input' });
   const t = result.times;
   if (!t.length) { console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | no redraw | | | |`); continue; }
   console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | ${quantile(t, 0.5).toFixed(2)} | ${quantile(t, 0.95).toFixed(2)} | ${Math.max(...t).toFixed(2)} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);

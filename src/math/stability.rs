@@ -25,6 +25,7 @@
 
 use nalgebra::DMatrix;
 
+use crate::math::products::{times_transpose, transpose_times};
 use crate::math::rng::SeededStream;
 use crate::math::softmax::{softmax_into, softmax_vjp};
 
@@ -256,17 +257,33 @@ pub fn input_and_loss_weights(shape: &StackShape) -> (DMatrix<f64>, DMatrix<f64>
     )
 }
 
-/// ‖M‖_F computed with scaling, so entries near f64's limit do not overflow the sum of
-/// squares: ‖M‖_F = m · √(Σ (x/m)²) with m = max |x|. Non-finite entries give +∞.
+/// ‖M‖_F = √(Σ x²), with scaling when the plain sum of squares would overflow or
+/// underflow: then ‖M‖_F = m · √(Σ (x/m)²) with m = max |x|. Non-finite entries give +∞.
 pub fn frobenius_norm(m: &DMatrix<f64>) -> f64 {
-    if m.iter().any(|x| !x.is_finite()) {
+    norm_of_parts(&[m.as_slice()])
+}
+
+/// The Euclidean norm of all the entries of `parts` taken together, overflow-safe as
+/// [`frobenius_norm`]: one pass when Σ x² is a normal f64, a scaled second pass otherwise.
+pub fn norm_of_parts(parts: &[&[f64]]) -> f64 {
+    let sum_of_squares: f64 = parts
+        .iter()
+        .map(|p| p.iter().map(|x| x * x).sum::<f64>())
+        .sum();
+    // Above 1e-200 the largest entry's square is far from the subnormals, so what
+    // underflowed is negligible; below it, or on overflow or NaN, scale.
+    if sum_of_squares.is_finite() && sum_of_squares > 1e-200 {
+        return sum_of_squares.sqrt();
+    }
+    let entries = || parts.iter().flat_map(|p| p.iter());
+    if entries().any(|x| !x.is_finite()) {
         return f64::INFINITY;
     }
-    let top = m.iter().fold(0.0_f64, |a, x| a.max(x.abs()));
+    let top = entries().fold(0.0_f64, |a, x| a.max(x.abs()));
     if top == 0.0 {
         return 0.0;
     }
-    top * m.iter().map(|x| (x / top) * (x / top)).sum::<f64>().sqrt()
+    top * entries().map(|x| (x / top) * (x / top)).sum::<f64>().sqrt()
 }
 
 // ---------------------------------------------------------------------------------------
@@ -332,14 +349,23 @@ pub fn layer_norm_backward(
 const GELU_C: f64 = 0.797_884_560_802_865_4; // √(2/π)
 const GELU_A: f64 = 0.044_715;
 
+/// t = tanh(√(2/π)(x + 0.044715x³)), the tanh inside GELU and its derivative.
+pub fn gelu_tanh(x: f64) -> f64 {
+    (GELU_C * (x + GELU_A * x * x * x)).tanh()
+}
+
 /// GELU, tanh form: ½x(1 + tanh(√(2/π)(x + 0.044715x³))).
 pub fn gelu(x: f64) -> f64 {
-    0.5 * x * (1.0 + (GELU_C * (x + GELU_A * x * x * x)).tanh())
+    0.5 * x * (1.0 + gelu_tanh(x))
 }
 
 /// d GELU/dx = ½(1 + t) + ½x(1 − t²)·√(2/π)(1 + 3·0.044715x²), t = tanh(√(2/π)(x + 0.044715x³)).
 pub fn gelu_derivative(x: f64) -> f64 {
-    let t = (GELU_C * (x + GELU_A * x * x * x)).tanh();
+    gelu_derivative_given_tanh(x, gelu_tanh(x))
+}
+
+/// [`gelu_derivative`] with t = [`gelu_tanh`]`(x)` already known (kept from the forward pass).
+pub fn gelu_derivative_given_tanh(x: f64, t: f64) -> f64 {
     0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GELU_C * (1.0 + 3.0 * GELU_A * x * x)
 }
 
@@ -348,6 +374,8 @@ pub fn gelu_derivative(x: f64) -> f64 {
 pub struct MlpCache {
     pub x: DMatrix<f64>,
     pub pre: DMatrix<f64>,
+    /// tanh(√(2/π)(h + 0.044715h³)) for each pre-activation h, for GELU′ in the backward pass.
+    pub tanh: DMatrix<f64>,
     pub act: DMatrix<f64>,
 }
 
@@ -358,13 +386,15 @@ pub fn mlp_forward(
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, MlpCache) {
     let pre = x * w1;
-    let act = pre.map(gelu);
+    let tanh = pre.map(gelu_tanh);
+    let act = pre.zip_map(&tanh, |h, t| 0.5 * h * (1.0 + t));
     let y = &act * w2;
     (
         y,
         MlpCache {
             x: x.clone(),
             pre,
+            tanh,
             act,
         },
     )
@@ -378,11 +408,13 @@ pub fn mlp_backward(
     w1: &DMatrix<f64>,
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
-    let dw2 = cache.act.transpose() * dy;
-    let da = dy * w2.transpose();
-    let dh = da.zip_map(&cache.pre, |g, h| g * gelu_derivative(h));
-    let dw1 = cache.x.transpose() * &dh;
-    let dx = dh * w1.transpose();
+    let dw2 = transpose_times(&cache.act, dy);
+    let mut dh = times_transpose(dy, w2);
+    for ((g, &h), &t) in dh.iter_mut().zip(cache.pre.iter()).zip(cache.tanh.iter()) {
+        *g *= gelu_derivative_given_tanh(h, t);
+    }
+    let dw1 = transpose_times(&cache.x, &dh);
+    let dx = times_transpose(&dh, w1);
     (dx, dw1, dw2)
 }
 
@@ -469,8 +501,8 @@ pub fn attention_backward(
     let heads = cache.p.len().max(1);
     let dh = d / heads;
     let scale = 1.0 / (dh as f64).sqrt();
-    let dwo = cache.o.transpose() * dy;
-    let d_o = dy * w.wo.transpose();
+    let dwo = transpose_times(&cache.o, dy);
+    let d_o = times_transpose(dy, &w.wo);
     let (mut dq, mut dk, mut dv) = (
         DMatrix::zeros(t, d),
         DMatrix::zeros(t, d),
@@ -494,11 +526,12 @@ pub fn attention_backward(
         dk.columns_mut(c0, dh)
             .copy_from(&(ds.transpose() * cache.q.columns(c0, dh)));
     }
-    let dx = &dq * w.wq.transpose() + &dk * w.wk.transpose() + &dv * w.wv.transpose();
+    let dx =
+        times_transpose(&dq, &w.wq) + times_transpose(&dk, &w.wk) + times_transpose(&dv, &w.wv);
     let grads = AttentionGrads {
-        wq: cache.x.transpose() * &dq,
-        wk: cache.x.transpose() * &dk,
-        wv: cache.x.transpose() * &dv,
+        wq: transpose_times(&cache.x, &dq),
+        wk: transpose_times(&cache.x, &dk),
+        wv: transpose_times(&cache.x, &dv),
         wo: dwo,
     };
     (dx, grads)
@@ -548,36 +581,18 @@ pub struct BlockGrads {
 impl BlockGrads {
     /// ‖∂L/∂θ‖ over every parameter θ of the block (all matrices and the norms' γ, β in use).
     pub fn norm(&self) -> f64 {
-        let mats = [
-            &self.attention.wq,
-            &self.attention.wk,
-            &self.attention.wv,
-            &self.attention.wo,
-            &self.w1,
-            &self.w2,
-        ];
-        let vecs = [
+        norm_of_parts(&[
+            self.attention.wq.as_slice(),
+            self.attention.wk.as_slice(),
+            self.attention.wv.as_slice(),
+            self.attention.wo.as_slice(),
+            self.w1.as_slice(),
+            self.w2.as_slice(),
             &self.ln1.gamma,
             &self.ln1.beta,
             &self.ln2.gamma,
             &self.ln2.beta,
-        ];
-        let parts: Vec<f64> = mats
-            .iter()
-            .map(|m| frobenius_norm(m))
-            .chain(
-                vecs.iter()
-                    .map(|v| frobenius_norm(&DMatrix::from_column_slice(v.len(), 1, v))),
-            )
-            .collect();
-        let top = parts.iter().fold(0.0_f64, |a, x| a.max(*x));
-        if !top.is_finite() {
-            return f64::INFINITY;
-        }
-        if top == 0.0 {
-            return 0.0;
-        }
-        top * parts.iter().map(|x| (x / top).powi(2)).sum::<f64>().sqrt()
+        ])
     }
 }
 
@@ -699,16 +714,18 @@ pub fn block_backward(
     w: &BlockWeights,
     wiring: Wiring,
 ) -> (DMatrix<f64>, BlockGrads) {
-    let (d, f) = (w.wq.nrows(), w.w1.ncols());
+    // Placeholders without storage: both sub-layers' backward passes overwrite every field.
+    let d = w.wq.nrows();
+    let empty = || DMatrix::zeros(0, 0);
     let mut grads = BlockGrads {
         attention: AttentionGrads {
-            wq: DMatrix::zeros(d, d),
-            wk: DMatrix::zeros(d, d),
-            wv: DMatrix::zeros(d, d),
-            wo: DMatrix::zeros(d, d),
+            wq: empty(),
+            wk: empty(),
+            wv: empty(),
+            wo: empty(),
         },
-        w1: DMatrix::zeros(d, f),
-        w2: DMatrix::zeros(f, d),
+        w1: empty(),
+        w2: empty(),
         ln1: LayerNormParams::identity(d),
         ln2: LayerNormParams::identity(d),
     };
