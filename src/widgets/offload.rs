@@ -142,26 +142,27 @@ fn send(client: &mut Client, kind: u32, id: u64, request: Vec<f64>, done: Done) 
     }
 }
 
-/// An answer arrived: hand it over, then send what waited on the same channel.
+/// An answer arrived: hand it over, then send what waited on the same channel. The
+/// channel is found by the request id (ids are unique), not by the answer's kind, so an
+/// answer to a request the worker could not decode (kind 0) still frees its channel.
 fn finish(answer: Vec<f64>) {
-    let (Some(&id), Some(&kind)) = (answer.first(), answer.get(1)) else {
+    let Some(&id) = answer.first() else {
         return;
     };
-    let (id, kind) = (id as u64, kind as u32);
-    let done = CLIENT.with_borrow_mut(|c| {
-        let ch = c.channels.get_mut(&kind)?;
-        match ch.in_flight.take() {
-            Some((sent, _, done)) if sent == id => Some(done),
+    let id = id as u64;
+    let found = CLIENT.with_borrow_mut(|c| {
+        c.channels.iter_mut().find_map(|(kind, ch)| match ch.in_flight.take() {
+            Some((sent, _, done)) if sent == id => Some((*kind, done)),
             other => {
                 ch.in_flight = other;
                 None
             }
-        }
+        })
     });
-    // A malformed-request answer has kind 0 and no channel: nothing waits for it.
-    if let Some(done) = done {
-        done(answer);
-    }
+    let Some((kind, done)) = found else {
+        return;
+    };
+    done(answer);
     CLIENT.with_borrow_mut(|c| {
         let next = c.channels.get_mut(&kind).and_then(|ch| {
             if ch.in_flight.is_none() {
