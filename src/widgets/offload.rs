@@ -77,6 +77,7 @@ fn start_worker(client: &mut Client) {
 
 /// The worker can take requests: send what waited for it, one per channel.
 fn worker_ready() {
+    mark_worker_state("ready");
     CLIENT.with_borrow_mut(|c| {
         c.ready = true;
         let waiting: Vec<(u32, Vec<f64>, Done)> = c
@@ -95,6 +96,7 @@ fn worker_ready() {
 
 /// The worker failed (missing script, crash): answer everything inline from now on.
 fn fall_back_inline() {
+    mark_worker_state("inline");
     let stranded: Vec<(Vec<f64>, Done)> = CLIENT.with_borrow_mut(|c| {
         c.broken = true;
         c.worker = None;
@@ -108,6 +110,14 @@ fn fall_back_inline() {
     });
     for (request, done) in stranded {
         run_inline(request, done);
+    }
+}
+
+/// `data-worker` on the root element says where Pass 3's big jobs run ("ready": in the
+/// worker; "inline": on the main thread), for tests and for anyone curious.
+fn mark_worker_state(state: &str) {
+    if let Some(root) = document().document_element() {
+        let _ = root.set_attribute("data-worker", state);
     }
 }
 

@@ -1,0 +1,204 @@
+// Issue 6, bad input: thousands of generated hostile query strings (fixed seed), each
+// loaded in the page, and the whole site under a strict Content-Security-Policy.
+// FUZZ_QUERIES overrides the count (default 2000); FUZZ_SEED the seed.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { readFileSync } from 'node:fs';
+import { launch, openPage } from './harness.mjs';
+import { strictPolicy } from './csp.mjs';
+
+const QUERIES = Number(process.env.FUZZ_QUERIES ?? 2000);
+const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
+
+/** The README's URL table: key → { range, options, default } (the public contract). */
+function urlKeys() {
+  const rows = readFileSync('README.md', 'utf8').split('\n').filter((l) => /^\| `[a-z]+` \|/.test(l));
+  return rows.map((l) => {
+    const cells = l.split('|').slice(1, -1).map((c) => c.trim());
+    const key = cells[0].replace(/`/g, '');
+    const range = cells[cells.length - 2];
+    const options = [...range.matchAll(/`([^`]+)`/g)].map((m) => m[1]);
+    const numeric = range.match(/([-\d.]+)–([-\d.]+)/);
+    return { key, range, options, min: numeric ? Number(numeric[1]) : null, max: numeric ? Number(numeric[2]) : null, bool: range === '0 or 1' };
+  });
+}
+const KEYS = urlKeys();
+const FIGURES = readFileSync('README.md', 'utf8').match(/Figure ids \(`data-figure`, and `embed=`\):([\s\S]*?)\n(?:Section|$)/)[1].match(/`([a-z-]+)`/g).map((s) => s.replace(/`/g, ''));
+
+// mulberry32: a small seeded generator, so every run tries the same queries.
+function rng(seed) {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6D2B79F5) >>> 0;
+    let t = Math.imul(a ^ (a >>> 15), 1 | a);
+    t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t;
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+const SCRIPTY = [
+  '<script>window.__pwned=1</script>', '"><img src=x onerror="window.__pwned=1">', '<svg onload=window.__pwned=1>',
+  "'><b>bold</b>", '\\href{javascript:window.__pwned=1}{x}', '$\\frac{1}{0}$', 'javascript:window.__pwned=1', '{{7*7}}',
+  '<style>body{display:none}</style>', '&lt;b&gt;',
+];
+const NUMBERS = ['NaN', 'nan', 'Infinity', '-Infinity', 'inf', '-inf', '1e308', '-1e308', '1e309', '-0', '0', '-1', '-999999999',
+  '999999999999999999999', '3.5', '0.5', '1.0e1', '.5', '5.', '+7', '0x10', '1_000', '1,5', ' 12 ', '2.0000000001', '1e-320'];
+const JUNK = ['', ' ', 'abc', 'true', 'false', 'yes', 'null', 'undefined', '[]', '{}', '%00', '%ZZ', '%', '%E2%82%AC', '€', '日本',
+  '\u200b', 'a'.repeat(5000), '9'.repeat(400), '1'.repeat(4097), '-'.repeat(50)];
+
+/** One hostile query string, as raw URL text (some parts percent-encoded, some not). */
+function hostileQuery(r) {
+  const pick = (xs) => xs[Math.floor(r() * xs.length)];
+  const value = (spec) => {
+    const roll = r();
+    if (spec && roll < 0.25) {
+      if (spec.options.length) return pick(spec.options).toUpperCase();
+      if (spec.min !== null) return String(spec.min + r() * (spec.max - spec.min) * 1.4 - (spec.max - spec.min) * 0.2);
+    }
+    if (roll < 0.55) return pick(NUMBERS);
+    if (roll < 0.8) return pick(JUNK);
+    return pick(SCRIPTY);
+  };
+  const encode = (text) => (r() < 0.5 ? encodeURIComponent(text) : text.replace(/[#&%+=]/g, encodeURIComponent));
+  const parts = [];
+  const count = 1 + Math.floor(r() * 6);
+  for (let i = 0; i < count; i++) {
+    const roll = r();
+    if (roll < 0.12) parts.push(`embed=${encode(r() < 0.6 ? pick(FIGURES) : pick(['nope', 'jacobian ', 'JACOBIAN', '', ...SCRIPTY]))}`);
+    else if (roll < 0.18) parts.push(`${pick(['theme', 'hide'])}=${encode(pick(['dark', 'light', 'controls', 'x', ...SCRIPTY]))}`);
+    else if (roll < 0.26) parts.push(`${encode(pick(['zz', 'foo', 'N', 'alpha ', '__proto__', 'constructor', ...SCRIPTY]))}=${encode(value(null))}`);
+    else {
+      const spec = pick(KEYS);
+      parts.push(`${spec.key}=${encode(value(spec))}`);
+      if (r() < 0.1) parts.push(`${spec.key}=${encode(value(spec))}`); // repeated key
+    }
+  }
+  return `?${parts.join(r() < 0.05 ? '&&' : '&')}`;
+}
+
+/** Keys whose value the page must have changed (and so must name in a notice). Only the
+ * certain cases: the page may add notices this misses, never omit one this finds. */
+function keysThatMustBeNoticed(query) {
+  const seen = new Set();
+  const must = new Set();
+  for (const [key, raw] of new URLSearchParams(query)) {
+    const spec = KEYS.find((k) => k.key === key);
+    if (!spec) continue;
+    if (seen.has(key)) { must.add(key); continue; }
+    seen.add(key);
+    const t = raw.trim();
+    let changed = false;
+    if (key === 'embed') changed = !FIGURES.includes(t);
+    else if (key === 'theme') changed = !['dark', 'light'].includes(t);
+    else if (key === 'hide') changed = !raw.split(',').some((v) => v.trim() === 'controls');
+    else if (key === 'z') changed = false; // lists: checked natively
+    else if (raw.length > 4096) changed = true;
+    else if (spec.bool) changed = !['1', '0', 'true', 'false', 'on', 'off', 'yes', 'no'].includes(t.toLowerCase());
+    else if (spec.options.length) changed = !spec.options.some((o) => o.toLowerCase() === t.toLowerCase());
+    else if (spec.min !== null) {
+      const decimal = /^[+-]?(\d+\.?\d*|\.\d+)([eE][+-]?\d+)?$/.test(t);
+      const x = Number(t);
+      changed = !decimal || !Number.isFinite(x) || x < spec.min || x > spec.max;
+    }
+    if (changed) must.add(key);
+  }
+  return [...must];
+}
+
+/** What a loaded page shows that must never be there. */
+async function problemsOnPage(page) {
+  return page.evaluate(() => {
+    const problems = [];
+    const bad = /NaN|Infinity|\binf\b/i;
+    if (window.__pwned) problems.push('a script from the URL ran');
+    if (document.querySelector('body script, body style, img[src="x"], svg[onload], b, [onerror], [onload]')) problems.push('markup from the URL reached the DOM');
+    const canvases = [...document.querySelectorAll('canvas[data-canvas]')];
+    if (!canvases.length) problems.push('no canvas');
+    for (const c of canvases) if (!Number(c.dataset.draws)) problems.push(`canvas ${c.dataset.canvas} not drawn`);
+    for (const el of document.querySelectorAll('[data-readout]')) {
+      if (bad.test(el.textContent) || bad.test(el.dataset.value ?? '')) problems.push(`readout ${el.dataset.readout}: ${el.textContent} / ${el.dataset.value}`);
+    }
+    for (const el of document.querySelectorAll('[data-caption]')) {
+      if (bad.test(el.textContent)) problems.push(`caption ${el.dataset.caption}: ${el.textContent.slice(0, 120)}`);
+    }
+    const noticed = [...document.querySelectorAll('[data-notice-key]')].map((n) => n.dataset.noticeKey);
+    return { problems, noticed, figures: document.querySelectorAll('[data-figure]').length };
+  });
+}
+
+let env;
+before(async () => { env = await launch(); });
+after(async () => { await env?.close(); });
+
+test(`${QUERIES} hostile query strings: no error, no NaN or infinity shown, every canvas drawn, a notice for every changed value, no markup from the URL`, async () => {
+  const r = rng(SEED);
+  const queries = Array.from({ length: QUERIES }, () => hostileQuery(r));
+  const failures = [];
+  // Two pages at once: the machine has two cores.
+  const lanes = await Promise.all([openPage(env), openPage(env)]);
+  const ready = (page) => page.waitForFunction(() => {
+    const cs = [...document.querySelectorAll('canvas[data-canvas]')];
+    return cs.length > 0 && cs.every((c) => c.dataset.draws) && !document.querySelector('[aria-busy="true"]');
+  }, null, { timeout: 30000 });
+  let next = 0;
+  await Promise.all(lanes.map(async (p) => {
+    while (next < queries.length && failures.length < 10) {
+      const query = queries[next++];
+      p.errors.length = 0;
+      try {
+        await p.page.goto(env.site.url + query);
+        await ready(p.page);
+      } catch (e) {
+        failures.push(`${query.slice(0, 300)}: did not finish drawing (${e.message.split('\n')[0]})`);
+        continue;
+      }
+      const { problems, noticed } = await problemsOnPage(p.page);
+      const missing = keysThatMustBeNoticed(query).filter((k) => !noticed.includes(k));
+      if (missing.length) problems.push(`no notice for ${missing.join(', ')}`);
+      problems.push(...p.errors);
+      if (problems.length) failures.push(`${query.slice(0, 300)}: ${problems.join('; ').slice(0, 600)}`);
+    }
+  }));
+  await Promise.all(lanes.map((p) => p.close()));
+  assert.deepEqual(failures, []);
+});
+
+test('an unknown embed id names itself in a notice and shows the whole page', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=%3Cb%3Enope%3C%2Fb%3E');
+  const { problems, noticed, figures } = await problemsOnPage(p.page);
+  assert.deepEqual(problems, []);
+  assert.ok(noticed.includes('embed'));
+  assert.equal(figures, FIGURES.length);
+  assert.match(await p.page.textContent('[data-notice-key="embed"]'), /<b>nope/, 'the id is shown as text');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('the whole site works under a strict Content-Security-Policy, worker included, with no violation', async () => {
+  const strict = await launch({ csp: strictPolicy() });
+  try {
+    for (const query of ['', '?embed=score-rank', '?embed=gradient-flow']) {
+      const p = await openPage(strict);
+      await p.page.addInitScript(() => {
+        window.__violations = [];
+        document.addEventListener('securitypolicyviolation', (e) => window.__violations.push(`${e.violatedDirective} ${e.blockedURI}`));
+      });
+      await p.goto(query);
+      const policy = await p.page.evaluate(async () => (await fetch(location.href)).headers.get('content-security-policy'));
+      assert.match(policy, /script-src 'self' 'wasm-unsafe-eval'/, 'the policy was delivered');
+      assert.doesNotMatch(policy, /'unsafe-eval'|'unsafe-inline'/);
+      assert.deepEqual(await p.page.evaluate(() => window.__violations), [], `no violation for ${query || 'the page'}`);
+      assert.deepEqual(p.errors, []);
+      const { problems } = await problemsOnPage(p.page);
+      assert.deepEqual(problems, []);
+      if (query !== '?embed=gradient-flow') {
+        assert.equal(await p.page.getAttribute('html', 'data-worker'), 'ready', 'Pass 3 ran in its Web Worker');
+      }
+      assert.equal(await p.page.$$eval('[style]', (els) => els.filter((e) => e.tagName !== 'CANVAS').length), 0, 'no inline style attributes (KaTeX styles are classes)');
+      await p.close();
+    }
+  } finally {
+    await strict.close();
+  }
+});
