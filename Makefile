@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup serve test dist bench native-test component-test e2e fmt
+.PHONY: setup serve test dist bench baselines native-test component-test e2e fmt
 
 setup:
 	@scripts/setup.sh
@@ -23,6 +23,10 @@ dist: setup
 ## First-load bytes and control -> redraw timings in headless Chromium (a benchmark, not a test).
 bench: dist
 	node scripts/bench.mjs
+
+## Rewrite the visual-regression baselines in tests/visual/ on purpose (then commit them).
+baselines: dist
+	UPDATE_BASELINES=1 node --test tests/e2e/visual.test.mjs
 
 native-test:
 	cargo test

@@ -32,6 +32,11 @@ fn main() {
             tex.replace('`', "'")
         ));
     }
+    let names: Vec<&str> = FORMULAS.iter().map(|(name, _, _)| *name).collect();
+    code.push_str(&format!(
+        "/// Every formula above, for tests.\npub const ALL: &[&str] = &[{}];\n",
+        names.join(", ")
+    ));
     fs::write(&out, code).expect("write formulas.rs");
     write_if_changed(Path::new("style/katex-inline.css"), &style_sheet(&styles));
 }
@@ -74,7 +79,11 @@ fn restyle_tag(tag: &str, styles: &mut BTreeMap<String, usize>) -> String {
         }
         None => {
             let name_end = without.find([' ', '>']).unwrap_or(without.len());
-            format!("{} class=\"{class}\"{}", &without[..name_end], &without[name_end..])
+            format!(
+                "{} class=\"{class}\"{}",
+                &without[..name_end],
+                &without[name_end..]
+            )
         }
     }
 }

@@ -23,6 +23,8 @@
 //! β = 0 at initialisation; projections have no biases. GELU is the tanh form of GPT-2.
 //! Reference: Xiong et al. (2020), "On Layer Normalization in the Transformer Architecture".
 
+use std::sync::Arc;
+
 use nalgebra::DMatrix;
 
 use crate::math::products::{times_transpose, transpose_times};
@@ -219,16 +221,18 @@ impl UnitWeights {
 }
 
 /// Unit draws kept across stacks of one seed and width, so that changing gain or wiring
-/// does not draw every weight again.
+/// does not draw every weight again. Shared (not copied) by every tape of that seed and
+/// width: the stacks on the page hold one copy of their weights between them (at depth
+/// 128 and d_model 64 a copy is 50 MB), scaled to the gain only while a block runs.
 #[derive(Clone, Debug, Default)]
 pub struct WeightBank {
     key: Option<(u64, usize)>,
-    layers: Vec<UnitWeights>,
+    layers: Vec<Arc<UnitWeights>>,
 }
 
 impl WeightBank {
-    /// Block `layer`'s weights for `shape`, drawing (and keeping) what is missing.
-    pub fn block(&mut self, shape: &StackShape, layer: usize) -> BlockWeights {
+    /// Block `layer`'s unit draws for `shape`, drawing (and keeping) what is missing.
+    pub fn units(&mut self, shape: &StackShape, layer: usize) -> Arc<UnitWeights> {
         let key = (shape.seed, shape.d_model);
         if self.key != Some(key) {
             self.key = Some(key);
@@ -237,9 +241,14 @@ impl WeightBank {
         while self.layers.len() <= layer {
             let l = self.layers.len();
             self.layers
-                .push(unit_block_weights(shape.seed, shape.d_model, l));
+                .push(Arc::new(unit_block_weights(shape.seed, shape.d_model, l)));
         }
-        self.layers[layer].scaled(shape.gain)
+        Arc::clone(&self.layers[layer])
+    }
+
+    /// Block `layer`'s weights for `shape` (its unit draws scaled to the gain).
+    pub fn block(&mut self, shape: &StackShape, layer: usize) -> BlockWeights {
+        self.units(shape, layer).scaled(shape.gain)
     }
 }
 
@@ -374,9 +383,14 @@ pub fn gelu_derivative_given_tanh(x: f64, t: f64) -> f64 {
 pub struct MlpCache {
     pub x: DMatrix<f64>,
     pub pre: DMatrix<f64>,
-    /// tanh(√(2/π)(h + 0.044715h³)) for each pre-activation h, for GELU′ in the backward pass.
+    /// tanh(√(2/π)(h + 0.044715h³)) for each pre-activation h: GELU(h) = ½h(1 + t) and
+    /// GELU′(h) in the backward pass both follow from it (the activation is not kept).
     pub tanh: DMatrix<f64>,
-    pub act: DMatrix<f64>,
+}
+
+/// GELU(h) = ½h(1 + t) from the pre-activations and their kept tanh.
+fn gelu_given_tanh(pre: &DMatrix<f64>, tanh: &DMatrix<f64>) -> DMatrix<f64> {
+    pre.zip_map(tanh, |h, t| 0.5 * h * (1.0 + t))
 }
 
 /// MLP(x) = GELU(x W₁) W₂.
@@ -387,15 +401,13 @@ pub fn mlp_forward(
 ) -> (DMatrix<f64>, MlpCache) {
     let pre = x * w1;
     let tanh = pre.map(gelu_tanh);
-    let act = pre.zip_map(&tanh, |h, t| 0.5 * h * (1.0 + t));
-    let y = &act * w2;
+    let y = gelu_given_tanh(&pre, &tanh) * w2;
     (
         y,
         MlpCache {
             x: x.clone(),
             pre,
             tanh,
-            act,
         },
     )
 }
@@ -408,7 +420,7 @@ pub fn mlp_backward(
     w1: &DMatrix<f64>,
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
-    let dw2 = transpose_times(&cache.act, dy);
+    let dw2 = transpose_times(&gelu_given_tanh(&cache.pre, &cache.tanh), dy);
     let mut dh = times_transpose(dy, w2);
     for ((g, &h), &t) in dh.iter_mut().zip(cache.pre.iter()).zip(cache.tanh.iter()) {
         *g *= gelu_derivative_given_tanh(h, t);
@@ -745,7 +757,8 @@ pub struct Tape {
     pub shape: StackShape,
     input: DMatrix<f64>,
     loss_weights: DMatrix<f64>,
-    weights: Vec<BlockWeights>,
+    /// Each block's unit draws; its weights are `units.scaled(shape.gain)`.
+    weights: Vec<Arc<UnitWeights>>,
     caches: Vec<BlockCache>,
     /// outputs[l] = x_{l+1}, the output of block l.
     outputs: Vec<DMatrix<f64>>,
@@ -796,14 +809,14 @@ impl Tape {
     /// Runs one more block forward, its weights from `bank`.
     pub fn push_block_with(&mut self, bank: &mut WeightBank) {
         let layer = self.len();
-        let w = bank.block(&self.shape, layer);
+        let units = bank.units(&self.shape, layer);
         let (y, cache) = block_forward(
             self.block_input(layer),
-            &w,
+            &units.scaled(self.shape.gain),
             self.shape.heads,
             self.shape.wiring,
         );
-        self.weights.push(w);
+        self.weights.push(units);
         self.caches.push(cache);
         self.outputs.push(y);
     }
@@ -877,7 +890,7 @@ impl Backward {
         let (dx, grads) = block_backward(
             &self.grad,
             &tape.caches[l],
-            &tape.weights[l],
+            &tape.weights[l].scaled(tape.shape.gain),
             tape.shape.wiring,
         );
         self.weight_grad_norm[l] = grads.norm();

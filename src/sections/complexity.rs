@@ -424,8 +424,19 @@ pub fn MemoryFigure(
     }
     });
     let summary = Signal::derive(move || {
+        let marker = at_n
+            .get()
+            .map(|m| {
+                format!(
+                    " Marked at n = {}: scores of one layer {}, KV cache {}.",
+                    model.n.get(),
+                    format_bytes(m.score),
+                    format_bytes(m.kv)
+                )
+            })
+            .unwrap_or_default();
         format!(
-            "Memory against context length on {} axes for {}.",
+            "Memory against context length on {} axes for {}.{marker}",
             if model.log_axes.get() {
                 "log"
             } else {
@@ -600,7 +611,8 @@ pub fn FlopsFigure(
     });
     let summary = Signal::derive(move || {
         format!(
-            "Log-log chart of FLOPs per layer against context; crossover at {} tokens.",
+            "Log-log chart of FLOPs per layer against context, marked at n = {}; crossover at {} tokens.",
+            model.n.get(),
             crossover
                 .get()
                 .map(|c| (c.round() as u64).to_string())

@@ -26,16 +26,20 @@ where
         let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
             if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
                 let w = entry.content_rect().width();
-                if w > 0.0 && (w - width.get_untracked()).abs() >= 0.5 {
-                    set_width.set(w);
+                // `try_`: a last notice may arrive as the component goes away.
+                if w > 0.0
+                    && width
+                        .try_get_untracked()
+                        .is_some_and(|old| (w - old).abs() >= 0.5)
+                {
+                    set_width.try_set(w);
                 }
             }
         });
         if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
             observer.observe(&el);
+            disconnect_on_cleanup(move || observer.disconnect(), callback);
         }
-        // The observer lives as long as the page; its callback must too.
-        callback.forget();
     });
     width
 }
@@ -212,8 +216,11 @@ where
                 .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
             {
                 let visible = entry.is_intersecting();
-                if on_screen.get_untracked() != visible {
-                    on_screen.set(visible);
+                if on_screen
+                    .try_get_untracked()
+                    .is_some_and(|now| now != visible)
+                {
+                    on_screen.try_set(visible);
                 }
             }
         });
@@ -223,10 +230,27 @@ where
             callback.as_ref().unchecked_ref(),
             &options,
         ) {
-            Ok(observer) => observer.observe(&el),
+            Ok(observer) => {
+                observer.observe(&el);
+                disconnect_on_cleanup(move || observer.disconnect(), callback);
+            }
             Err(_) => on_screen.set(true),
         }
-        // The observer lives as long as the page; its callback must too.
-        callback.forget();
+    });
+}
+
+/// When the current owner (an effect, a component) is cleaned up, runs `disconnect` and
+/// frees the observer's callback: a removed figure leaves no observer, closure or
+/// detached element behind, and no late callback touches its disposed signals.
+fn disconnect_on_cleanup<F: ?Sized + 'static>(
+    disconnect: impl FnOnce() + 'static,
+    callback: Closure<F>,
+) {
+    let parts =
+        send_wrapper::SendWrapper::new((Box::new(disconnect) as Box<dyn FnOnce()>, callback));
+    on_cleanup(move || {
+        let (disconnect, callback) = parts.take();
+        disconnect();
+        drop(callback);
     });
 }

@@ -161,13 +161,15 @@ fn finish(answer: Vec<f64>) {
     };
     let id = id as u64;
     let found = CLIENT.with_borrow_mut(|c| {
-        c.channels.iter_mut().find_map(|(kind, ch)| match ch.in_flight.take() {
-            Some((sent, _, done)) if sent == id => Some((*kind, done)),
-            other => {
-                ch.in_flight = other;
-                None
-            }
-        })
+        c.channels
+            .iter_mut()
+            .find_map(|(kind, ch)| match ch.in_flight.take() {
+                Some((sent, _, done)) if sent == id => Some((*kind, done)),
+                other => {
+                    ch.in_flight = other;
+                    None
+                }
+            })
     });
     let Some((kind, done)) = found else {
         return;

@@ -1,0 +1,153 @@
+// Issue 6, accessibility and devices: axe-core on the page and on every embed view, the
+// keyboard alone, text alternatives that follow the state, and three viewports in light and
+// dark (no horizontal scrolling, no overlapping controls, 44 px touch targets, reduced
+// motion). Screenshots go to target/screenshots/ for a human to look at.
+import { test, before, after } from 'node:test';
+import assert from 'node:assert/strict';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { launch, openPage, settle, settled } from './harness.mjs';
+
+const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
+const FIGURES = readFileSync('README.md', 'utf8').match(/Figure ids \(`data-figure`, and `embed=`\):([\s\S]*?)\n(?:Section|$)/)[1].match(/`([a-z-]+)`/g).map((s) => s.replace(/`/g, ''));
+
+let env;
+before(async () => { env = await launch(); });
+after(async () => { await env?.close(); });
+
+/** axe-core's serious and critical violations on the loaded page, one line each. */
+async function seriousViolations(page) {
+  await page.addScriptTag({ content: AXE });
+  const violations = await page.evaluate(async () => (await window.axe.run(document, { resultTypes: ['violations'] })).violations);
+  return violations
+    .filter((v) => v.impact === 'serious' || v.impact === 'critical')
+    .map((v) => `${v.id} (${v.impact}): ${v.nodes.slice(0, 3).map((n) => n.target.join(' ')).join(', ')}`);
+}
+
+for (const colorScheme of ['light', 'dark']) {
+  test(`axe-core: no serious or critical violation on the page (${colorScheme})`, async () => {
+    const p = await openPage(env, { colorScheme });
+    await p.goto('');
+    assert.deepEqual(await seriousViolations(p.page), []);
+    await p.close();
+  });
+}
+
+test('axe-core: no serious or critical violation in any embed view', async () => {
+  const p = await openPage(env);
+  const found = [];
+  for (const id of FIGURES) {
+    await p.goto(`?embed=${id}`);
+    for (const v of await seriousViolations(p.page)) found.push(`${id}: ${v}`);
+  }
+  assert.deepEqual(found, []);
+  await p.close();
+});
+
+test('the keyboard alone reaches every control in page order, with a visible focus ring', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  assert.equal(await p.page.$$eval('[tabindex]', (els) => els.filter((e) => e.tabIndex > 0).length), 0, 'no positive tabindex');
+  const controls = await p.page.$$eval('[data-control]', (els) => els.map((e) => e.id || e.dataset.control + '@' + e.closest('[data-figure]')?.dataset.figure));
+  const reached = [];
+  const unringed = [];
+  await p.page.evaluate(() => document.activeElement?.blur());
+  for (let i = 0; i < 600; i++) {
+    await p.page.keyboard.press('Tab');
+    const info = await p.page.evaluate(() => {
+      const e = document.activeElement;
+      if (!e || e === document.body) return null;
+      const s = getComputedStyle(e);
+      const ring = (s.outlineStyle !== 'none' && parseFloat(s.outlineWidth) >= 2) || s.boxShadow !== 'none';
+      const control = e.dataset.control ? (e.id || e.dataset.control + '@' + e.closest('[data-figure]')?.dataset.figure) : null;
+      return { control, ring, what: `${e.tagName}.${e.className}` };
+    });
+    if (!info) break;
+    if (!info.ring) unringed.push(info.what);
+    if (info.control) {
+      if (reached.includes(info.control)) break; // wrapped around
+      reached.push(info.control);
+    }
+  }
+  assert.deepEqual(reached, controls, 'Tab visits every control, in the order of the page');
+  assert.deepEqual([...new Set(unringed)], [], 'every focused element shows a focus ring');
+  await p.close();
+});
+
+test('each canvas has a text alternative, and it follows the state', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  const labels = await p.page.$$eval('canvas[data-canvas]', (cs) => cs.map((c) => ({ canvas: c.dataset.canvas, label: c.getAttribute('aria-label') ?? c.textContent, role: c.getAttribute('role') })));
+  for (const l of labels) {
+    assert.ok(l.label && l.label.trim().length > 10, `canvas ${l.canvas} has a text alternative`);
+    assert.equal(l.role, 'img', `canvas ${l.canvas} is an image to assistive technology`);
+  }
+  const label = (fig) => p.page.$eval(`[data-figure="${fig}"] canvas[data-canvas]`, (c) => c.getAttribute('aria-label'));
+  for (const [fig, control] of [['jacobian', 'alpha'], ['memory-vs-context', 'ctx'], ['score-rank', 'rdk'], ['gradient-flow', 'depth']]) {
+    const before = await label(fig);
+    const input = p.page.locator(`[data-figure="${fig}"] [data-control="${control}"]`).first();
+    await input.focus();
+    for (let i = 0; i < 3; i++) await p.page.keyboard.press('ArrowRight');
+    await settled(p.page);
+    assert.notEqual(await label(fig), before, `${fig}'s text alternative changes when ${control} moves`);
+  }
+  await p.close();
+});
+
+const VIEWPORTS = [{ width: 375, height: 812, name: 'phone' }, { width: 768, height: 1024, name: 'tablet' }, { width: 1440, height: 900, name: 'desktop' }];
+for (const vp of VIEWPORTS) {
+  for (const colorScheme of ['light', 'dark']) {
+    test(`${vp.width}×${vp.height} ${colorScheme}: no horizontal scrolling, no overlapping controls, 44 px touch targets`, async () => {
+      const p = await openPage(env, { viewport: { width: vp.width, height: vp.height }, colorScheme });
+      await p.goto('');
+      const layout = await p.page.evaluate(() => {
+        const scroll = document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth;
+        const targets = [...document.querySelectorAll('[data-control], button, select, summary, .share-box input')]
+          .filter((e) => e.offsetParent !== null)
+          .map((e) => {
+            // A switch's target is the switch and its label (a click on either toggles it).
+            let box = e.getBoundingClientRect();
+            const label = e.type === 'checkbox' && e.id ? document.querySelector(`label[for="${e.id}"]`) : null;
+            if (label) {
+              const l = label.getBoundingClientRect();
+              const [x0, y0] = [Math.min(box.left, l.left), Math.min(box.top, l.top)];
+              box = { x: x0, y: y0, width: Math.max(box.right, l.right) - x0, height: Math.max(box.bottom, l.bottom) - y0 };
+            }
+            return { what: e.dataset.control ?? e.textContent.trim().slice(0, 30) ?? e.tagName, x: box.x, y: box.y + scrollY, w: box.width, h: box.height };
+          });
+        return { scroll, targets };
+      });
+      assert.ok(layout.scroll <= 0, `no horizontal scrolling (overflow ${layout.scroll} px)`);
+      const small = layout.targets.filter((t) => t.h < 44 || t.w < 44).map((t) => `${t.what} ${t.w.toFixed(0)}×${t.h.toFixed(0)}`);
+      assert.deepEqual(small, [], 'touch targets at least 44 px');
+      const overlaps = [];
+      const ts = layout.targets;
+      for (let i = 0; i < ts.length; i++) {
+        for (let j = i + 1; j < ts.length; j++) {
+          const [a, b] = [ts[i], ts[j]];
+          const ix = Math.min(a.x + a.w, b.x + b.w) - Math.max(a.x, b.x);
+          const iy = Math.min(a.y + a.h, b.y + b.h) - Math.max(a.y, b.y);
+          if (ix > 1 && iy > 1) overlaps.push(`${a.what} / ${b.what}`);
+        }
+      }
+      assert.deepEqual(overlaps, [], 'no two controls overlap');
+      mkdirSync('target/screenshots', { recursive: true });
+      await p.page.screenshot({ path: `target/screenshots/page-${vp.name}-${colorScheme}.png`, fullPage: true });
+      await p.close();
+    });
+  }
+}
+
+test('reduced motion is honoured: no transition or animation runs', async () => {
+  const context = await env.browser.newContext({ reducedMotion: 'reduce' });
+  const page = await context.newPage();
+  await page.goto(env.site.url);
+  await page.waitForSelector('[data-figure] canvas[data-draws]');
+  await settle(page);
+  const moving = await page.$$eval('*', (els) => els.filter((e) => {
+    const s = getComputedStyle(e);
+    const longest = (v) => Math.max(...v.split(',').map((x) => parseFloat(x) || 0));
+    return longest(s.transitionDuration) > 0.01 || (s.animationName !== 'none' && longest(s.animationDuration) > 0.01);
+  }).map((e) => `${e.tagName}.${e.className}`));
+  assert.deepEqual(moving, []);
+  await context.close();
+});

@@ -1,0 +1,43 @@
+//! The build-time formulas carry no inline style (a strict CSP would block it): every
+//! KaTeX style became a class of style/katex-inline.css, and every class used is defined.
+
+use handwave::formulas::ALL;
+
+fn classes_used(markup: &str) -> Vec<String> {
+    markup
+        .split("class=\"")
+        .skip(1)
+        .filter_map(|rest| rest.split('"').next())
+        .flat_map(|list| list.split_whitespace().map(str::to_string))
+        .filter(|c| c.starts_with("kx-"))
+        .collect()
+}
+
+#[test]
+fn no_formula_has_an_inline_style_attribute() {
+    assert!(!ALL.is_empty());
+    for markup in ALL {
+        assert!(
+            !markup.contains(" style=\""),
+            "inline style left in {markup:.120}"
+        );
+    }
+}
+
+#[test]
+fn every_style_class_a_formula_uses_is_defined_in_the_style_sheet() {
+    let css = std::fs::read_to_string("style/katex-inline.css").expect("style sheet");
+    let used: Vec<String> = ALL.iter().flat_map(|m| classes_used(m)).collect();
+    assert!(!used.is_empty(), "KaTeX laid something out with a style");
+    for class in used {
+        assert!(css.contains(&format!(".{class}{{")), "{class} missing");
+    }
+}
+
+#[test]
+fn a_struts_height_survives_as_an_important_declaration() {
+    let css = std::fs::read_to_string("style/katex-inline.css").expect("style sheet");
+    assert!(css
+        .lines()
+        .any(|l| l.contains("height:") && l.contains("!important")));
+}
