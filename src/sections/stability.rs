@@ -82,6 +82,9 @@ pub fn verdict_sentence(
     overflow_layer: Option<usize>,
 ) -> String {
     match verdict {
+        GradientVerdict::Vanished(r) if r == 0.0 => format!(
+            "Vanished, and past what f64 can hold: the gradient reaching layer 0 underflowed to exactly 0 (below about 5·10⁻³²⁴), so the bottom of this {depth}-block stack cannot learn at all."
+        ),
         GradientVerdict::Vanished(r) => format!(
             "Vanished: the gradient reaching layer 0 is {} of the top layer's (below 10⁻³), so the bottom of this {depth}-block stack barely learns.",
             format_number(r, 3)
@@ -103,9 +106,12 @@ pub fn verdict_sentence(
     }
 }
 
-/// A number; "overflow" for +∞ (it left f64's range); "…" for NaN (not computed yet).
+/// A number; "0 (underflow)" for an exact 0 (it fell below f64's range); "overflow" for
+/// +∞ (it left f64's range); "…" for NaN (not computed yet).
 fn ratio_format(x: f64) -> String {
-    if x.is_finite() {
+    if x == 0.0 {
+        "0 (underflow)".into()
+    } else if x.is_finite() {
         format_number(x, 3)
     } else if x.is_nan() {
         "…".into()
@@ -962,6 +968,14 @@ mod tests {
         assert!(verdict_sentence(GradientVerdict::Exploded(1e7), 32, None).starts_with("Exploded"));
         assert!(verdict_sentence(GradientVerdict::Stable(3.0), 32, None).starts_with("Stable"));
         assert!(verdict_sentence(GradientVerdict::Overflow, 128, Some(90)).contains("layer 90"));
+    }
+
+    #[test]
+    fn a_ratio_that_underflowed_to_zero_is_named_an_underflow() {
+        let sentence = verdict_sentence(GradientVerdict::Vanished(0.0), 128, None);
+        assert!(sentence.starts_with("Vanished") && sentence.contains("underflowed to exactly 0"));
+        assert_eq!(ratio_format(0.0), "0 (underflow)");
+        assert_eq!(ratio_format(2.0), "2.00");
     }
 
     #[test]

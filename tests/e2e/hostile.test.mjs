@@ -202,3 +202,26 @@ test('the whole site works under a strict Content-Security-Policy, worker includ
     await strict.close();
   }
 });
+
+test('extreme but valid settings draw finite figures and name saturation, vanishing, explosion and overflow', async () => {
+  const p = await openPage(env);
+  const cases = [
+    { query: '?n=64&dk=1024&alpha=50&div=0', captions: { jacobian: /Saturated/ } },
+    { query: '?ctx=1048576&model=llama3-70b&batch=64&dtype=fp32', captions: { 'memory-vs-context': /PiB/, 'flops-vs-context': /past the crossover/ } },
+    { query: '?rn=256&rdk=256&rk=256&mhd=128&mhh=8&lshape=custom&lout=65536&lin=65536&lr=256&ldecay=3', captions: { 'score-rank': /no higher than S/, 'low-rank-target': /exact/ } },
+    { query: '?n=2&dk=1&alpha=0.05&rn=2&rdk=1&rk=1&mhd=16&mhh=1&lr=1&ldecay=0&depth=1&dmodel=16&heads=1&seq=4&rho=0.1', captions: { 'gradient-flow': /Stable: bottom over top is 1\.00/ } },
+    { query: '?res=1', captions: { 'gradient-flow': /Exploded/ } },
+    { query: '?depth=128&gain=0.25', captions: { 'gradient-flow': /Vanished.*underflowed to exactly 0/, 'depth-sweep': /0 \(underflow\) at L = 128/ } },
+    { query: '?depth=128&dmodel=64&heads=4&seq=16&gain=2&res=1', captions: { 'gradient-flow': /Overflow: .* at layer \d+/, 'depth-sweep': /overflow at L = 128/ } },
+  ];
+  for (const c of cases) {
+    await p.goto(c.query);
+    const { problems } = await problemsOnPage(p.page);
+    assert.deepEqual(problems, [], c.query);
+    for (const [figure, pattern] of Object.entries(c.captions)) {
+      assert.match(await p.page.textContent(`[data-caption="${figure}"]`), pattern, `${figure} at ${c.query}`);
+    }
+  }
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
