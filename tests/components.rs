@@ -312,6 +312,8 @@ async fn score_rank_figure_reads_out_rank_at_most_dk() {
     });
     let rank_s = wait_for_value(&root, "[data-readout=rank-s]", |v| !v.is_empty()).await;
     assert_eq!(rank_s, "4", "default d_k = 4");
+    // σ(A) is asked for only on screen.
+    root.scroll_into_view();
     // No worker script is served here: the figure falls back to computing inline.
     let rank_a: f64 = wait_for_value(&root, "[data-readout=rank-a]", |v| v.parse::<f64>().is_ok())
         .await

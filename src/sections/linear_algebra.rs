@@ -217,9 +217,15 @@ fn offload_latest<T: Send + Sync + 'static>(
     request: impl Fn() -> Job + Send + Sync + 'static,
     out: RwSignal<Option<T>>,
     decode: fn(&Job, &[f64]) -> Option<T>,
+    active: RwSignal<bool>,
 ) {
     let latest = StoredValue::new(None::<Job>);
     Effect::new(move |_| {
+        // Only for a figure a reader can see: the worker (and its 47 KiB) is not even
+        // fetched until Pass 3 comes near the screen.
+        if !active.get() {
+            return;
+        }
         let job = request();
         if latest.with_value(|l| l.as_ref() == Some(&job)) {
             return;
@@ -248,6 +254,8 @@ pub struct LinearAlgebraModel {
     pub score_on_screen: RwSignal<bool>,
     /// Set while `multi-head` is on screen.
     pub heads_on_screen: RwSignal<bool>,
+    /// Set while `low-rank-target` is on screen (its worker job is sent only then).
+    pub target_on_screen: RwSignal<bool>,
     pub scores: Memo<ScoreRank>,
     /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
     pub attention: RwSignal<Option<Spectrum>>,
@@ -300,7 +308,9 @@ impl LinearAlgebraModel {
                 }
                 _ => None,
             },
+            score_on_screen,
         );
+        let target_on_screen = RwSignal::new(false);
         let target_answer = RwSignal::new(None::<TargetAnswer>);
         offload_latest(
             move || Job::TargetApproximation {
@@ -310,6 +320,7 @@ impl LinearAlgebraModel {
             },
             target_answer,
             |_, payload| decode_target(payload),
+            target_on_screen,
         );
         let shown_answer = Memo::new(move |prev: Option<&TargetAnswer>| {
             target_answer
@@ -363,6 +374,7 @@ impl LinearAlgebraModel {
             show_a,
             score_on_screen,
             heads_on_screen,
+            target_on_screen,
             scores,
             attention,
             k,
@@ -626,7 +638,7 @@ pub fn ScoreRankFigure(
                     <Chart name="singular-values" spec=spectrum summary=spectrum_summary aspect=0.75 />
                 </div>
             </div>
-            <div class="readouts" aria-busy=move || model.attention.with(|a| a.is_none()).to_string()>
+            <div class="readouts" aria-busy=move || (model.attention.with(|a| a.is_none()) && model.score_on_screen.get()).to_string()>
                 <Readout name="rank-s" label="rank S" value=Signal::derive(move || model.scores.with(|r| r.rank_s as f64)) format=whole />
                 <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.rank as f64).unwrap_or(f64::NAN))) format=pending_whole />
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
@@ -770,7 +782,7 @@ pub fn LowRankFigure(
         }
     };
     view! {
-        <Figure id="low-rank-target" title="Best rank-k approximations of attention patterns" caption=caption summary=summary csv=csv
+        <Figure id="low-rank-target" on_screen=model.target_on_screen title="Best rank-k approximations of attention patterns" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
@@ -784,7 +796,7 @@ pub fn LowRankFigure(
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
             <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", format_number(error.get(), 3))) aspect=0.45 max_width=640.0 />
-            <div class="readouts" aria-busy=move || model.target_answer.with(|a| a.is_none()).to_string()>
+            <div class="readouts" aria-busy=move || (model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get()).to_string()>
                 <Readout name="rel-error" label="relative error at k" value=error />
             </div>
         </Figure>
