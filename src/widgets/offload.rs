@@ -192,6 +192,13 @@ fn finish(answer: Vec<f64>) {
     });
 }
 
+/// Answers `job` at once, on the page (for jobs that [`Job::runs_inline`]): the payload
+/// after `[id, kind]`, the same numbers the worker would send.
+pub fn answer_now(job: &Job) -> Vec<f64> {
+    let answer = CLIENT.with_borrow_mut(|c| respond(&job.encode(0), &mut c.inline_cache));
+    answer.get(2..).map(<[f64]>::to_vec).unwrap_or_default()
+}
+
 /// Computes `job` off the main thread and calls `done` with the answer's payload
 /// (after `[id, kind]`; empty for a malformed job). If a job of the same kind is running,
 /// this one waits and replaces any other waiting job, whose `done` is never called.

@@ -178,7 +178,8 @@ test('an unknown embed id names itself in a notice and shows the whole page', as
 test('the whole site works under a strict Content-Security-Policy, worker included, with no violation', async () => {
   const strict = await launch({ csp: strictPolicy() });
   try {
-    for (const query of ['', '?embed=score-rank', '?embed=gradient-flow']) {
+    // n = 128: Pass 3 sends decompositions that large to its worker (smaller ones run at once).
+    for (const query of ['?rn=128', '?embed=score-rank&rn=128', '?embed=gradient-flow']) {
       const p = await openPage(strict);
       await p.page.addInitScript(() => {
         window.__violations = [];
