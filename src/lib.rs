@@ -9,6 +9,7 @@ pub mod formulas {
     include!(concat!(env!("OUT_DIR"), "/formulas.rs"));
 }
 pub mod app;
+pub mod heap;
 pub mod math;
 pub mod offload;
 pub mod sections;

@@ -1,6 +1,7 @@
 // Issue 6, long sessions: thousands of random control changes across every figure in one
-// page — no error, finite readouts at the end, and memory (the page's WASM memory and the
-// JS heap after a collection) within 10 % of where it settled after the first 500.
+// page — no error, finite readouts at the end, and memory (the bytes live on the page's
+// WASM heap and the JS heap after a collection, both read in the same state: every control
+// at its default) within 10 % of where it settled after the first 500.
 // SOAK_CHANGES overrides the count (default 5000).
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
@@ -73,42 +74,94 @@ async function heaviestStress(page) {
   });
 }
 
-/** Bytes in use once the page is idle: the page's WASM memory and the JS heap after a
+/** Every control's value as the page first showed it, keyed by figure and control. */
+async function controlValues(page) {
+  return page.$$eval('[data-control]', (els) => els.map((el) => ({
+    figure: el.closest('[data-figure]')?.dataset.figure ?? null,
+    key: el.dataset.control,
+    value: el.type === 'checkbox' ? el.checked : el.value,
+  })));
+}
+
+/** Puts every control back to `values` and brings every figure on screen until it has
+ * caught up: the same state each time, so what stays live can be compared. */
+async function restore(page, values) {
+  await page.evaluate(async (values) => {
+    const frame = () => new Promise((ok) => requestAnimationFrame(() => requestAnimationFrame(ok)));
+    const idle = async () => { while (document.querySelector('[aria-busy="true"]')) await frame(); };
+    for (const { figure, key, value } of values) {
+      const scope = figure ? document.querySelector(`[data-figure="${figure}"]`) : document;
+      const el = scope?.querySelector(`[data-control="${key}"]`);
+      if (!el) continue;
+      if (el.type === 'checkbox') {
+        if (el.checked !== value) el.click();
+      } else if (el.value !== value) {
+        el.value = value;
+        el.dispatchEvent(new Event('input', { bubbles: true }));
+        el.dispatchEvent(new Event('change', { bubbles: true }));
+      }
+      await frame();
+    }
+    for (const f of document.querySelectorAll('[data-figure]')) { f.scrollIntoView({ block: 'center' }); await frame(); await idle(); }
+    window.scrollTo(0, 0);
+    await frame();
+  }, values);
+}
+
+/** What is in use once the page is idle in the state `values`: the bytes live on the
+ * page's WASM heap (allocated and not freed, from the page's counting allocator), the
+ * WASM linear memory (a high-water mark: it never shrinks), and the JS heap after a
  * forced collection. */
-async function memory(page, cdp) {
+async function memory(page, cdp, values) {
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 120000 });
+  await restore(page, values);
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 120000 });
   await settle(page);
   await cdp.send('HeapProfiler.collectGarbage');
   const { usedSize } = await cdp.send('Runtime.getHeapUsage');
-  const wasm = await page.evaluate(() => window.__wasmMemory?.buffer.byteLength ?? 0);
-  return { js: usedSize, wasm };
+  const { live, linear } = await page.evaluate(() => ({
+    live: window.__wasm?.live_heap_bytes?.() ?? 0,
+    linear: window.__wasm?.memory.buffer.byteLength ?? 0,
+  }));
+  return { js: usedSize, live, linear };
 }
 
-test(`soak: ${CHANGES} random control changes, no error, memory flat after the first ${WARM_UP} and the heaviest state`, { timeout: 30 * 60 * 1000 }, async () => {
+const MiB = (b) => `${(b / 2 ** 20).toFixed(1)} MiB`;
+
+// The WASM memory that must stay flat is what is live in it: the linear memory only grows
+// (to the most that was ever live at once, plus fragmentation), so comparing its size
+// measures how heavy the heaviest moment was, not a leak. A clean-clone CI run once read
+// 214 → 248 MiB of linear memory from timing alone. The linear memory is still bounded.
+const LINEAR_MEMORY_CAP = 1024 * 2 ** 20;
+
+test(`soak: ${CHANGES} random control changes, no error, memory flat after the first ${WARM_UP}`, { timeout: 30 * 60 * 1000 }, async () => {
   const p = await openPage(env);
   await p.page.addInitScript(() => {
-    addEventListener('TrunkApplicationStarted', (e) => { window.__wasmMemory = e.detail.wasm.memory; });
+    addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail.wasm; });
   });
   await p.goto('');
+  const defaults = await controlValues(p.page);
   const cdp = await p.context.newCDPSession(p.page);
   await randomChanges(p.page, WARM_UP, 1);
-  // WASM memory never shrinks: it is the high-water mark of what was live at once. So the
-  // warm-up ends at the heaviest state the page has (every Pass 4 figure at the largest
-  // stack, on screen, with newer requests superseding older ones still running), and only
-  // growth beyond that afterwards counts as a leak.
+  // The heaviest state the page has, early: every buffer that grows to its largest size
+  // and is then reused has done so before the baseline.
   await heaviestStress(p.page);
-  const settled = await memory(p.page, cdp);
-  assert.ok(settled.wasm > 0, 'the WASM memory is visible');
+  const settled = await memory(p.page, cdp, defaults);
+  assert.ok(settled.live > 0, 'the WASM heap counter is visible');
   const chunk = 500;
   for (let done = WARM_UP, k = 2; done < CHANGES; done += chunk, k++) {
     await randomChanges(p.page, Math.min(chunk, CHANGES - done), k);
     assert.deepEqual(p.errors, [], `no error after ${done} changes`);
-    if (process.env.SOAK_TRACE) console.log(`# after ${done + chunk}: wasm ${((await p.page.evaluate(() => window.__wasmMemory.buffer.byteLength)) / 2 ** 20).toFixed(1)} MiB`);
+    if (process.env.SOAK_TRACE) {
+      const now = await p.page.evaluate(() => ({ live: window.__wasm.live_heap_bytes(), linear: window.__wasm.memory.buffer.byteLength }));
+      console.log(`# after ${Math.min(done + chunk, CHANGES)}: live ${MiB(now.live)}, linear ${MiB(now.linear)}`);
+    }
   }
-  const end = await memory(p.page, cdp);
-  console.log(`# soak memory after ${WARM_UP}: wasm ${(settled.wasm / 2 ** 20).toFixed(1)} MiB, JS ${(settled.js / 2 ** 20).toFixed(1)} MiB; after ${CHANGES}: wasm ${(end.wasm / 2 ** 20).toFixed(1)} MiB, JS ${(end.js / 2 ** 20).toFixed(1)} MiB`);
-  assert.ok(end.wasm <= settled.wasm * 1.1, `WASM memory ${end.wasm} within 10 % of ${settled.wasm}`);
-  assert.ok(end.js <= settled.js * 1.1, `JS heap ${end.js} within 10 % of ${settled.js}`);
+  const end = await memory(p.page, cdp, defaults);
+  console.log(`# soak memory after ${WARM_UP}: WASM live ${MiB(settled.live)} (linear ${MiB(settled.linear)}), JS ${MiB(settled.js)}; after ${CHANGES}: WASM live ${MiB(end.live)} (linear ${MiB(end.linear)}), JS ${MiB(end.js)}`);
+  assert.ok(end.live <= settled.live * 1.1, `WASM heap live ${end.live} B within 10 % of ${settled.live} B`);
+  assert.ok(end.js <= settled.js * 1.1, `JS heap ${end.js} B within 10 % of ${settled.js} B`);
+  assert.ok(end.linear <= LINEAR_MEMORY_CAP, `WASM linear memory ${MiB(end.linear)} stays under ${MiB(LINEAR_MEMORY_CAP)}`);
   const bad = await p.page.$$eval('[data-readout]', (els) => els.filter((e) => /NaN|Infinity|\binf\b/i.test(e.textContent + (e.dataset.value ?? ''))).map((e) => e.dataset.readout));
   assert.deepEqual(bad, [], 'readouts stay finite');
   const undrawn = await p.page.$$eval('canvas[data-canvas]', (cs) => cs.filter((c) => !Number(c.dataset.draws)).length);
