@@ -8,6 +8,11 @@ const CHANGES = Number(process.argv[2] ?? 200);
 // Optional: only the cases whose figure id contains this text.
 const ONLY = process.argv[3] ?? '';
 
+// A drag of the depth slider up and down 28…36, of the gain 0.70…1.30, and seeds never seen.
+const DRAG_DEPTHS = [28, 29, 30, 31, 32, 33, 34, 35, 36, 35, 34, 33, 32, 31, 30, 29];
+const DRAG_GAINS = [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.25, 1.2, 1.15, 1.1, 1.05, 1, 0.95, 0.9, 0.85, 0.8, 0.75];
+const NEW_SEEDS = Array.from({ length: 400 }, (_, i) => 100 + i);
+
 // For each figure, the controls to move, the slider positions to alternate between, and
 // the query string of the heaviest setting to measure as well.
 const CASES = [
@@ -32,12 +37,16 @@ const CASES = [
   { figure: 'multi-head', control: 'mhh', positions: [3, 4], query: '' },
   { figure: 'multi-head', control: 'mhh', positions: [7, 8], query: '?rn=256&mhd=128&mhh=8', label: 'heaviest (d = 128, h = 8, 64 tokens shown)' },
   { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
-  { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '' },
-  { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '' },
-  { figure: 'gradient-flow', control: 'sseed', positions: [1, 2], query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },
-  { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '?embed=gradient-flow', label: 'embed view (figure alone)' },
-  { figure: 'gradient-flow', control: 'gain', positions: [0.95, 1.05], query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
-  { figure: 'gradient-ab', control: 'depth', positions: [31, 33], query: '' },
+  // Pass 4 keeps the profiles it computed last (RecentProfiles::KEEP = 8), so the rows
+  // that measure computing cycle through more distinct values than that, as a drag does;
+  // one row measures the return to a value computed moments ago.
+  { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '' },
+  { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '', label: 'default, revisiting two depths (profiles kept)' },
+  { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '' },
+  { figure: 'gradient-flow', control: 'sseed', positions: NEW_SEEDS, query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },
+  { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '?embed=gradient-flow', label: 'embed view (figure alone)' },
+  { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
+  { figure: 'gradient-ab', control: 'depth', positions: DRAG_DEPTHS, query: '' },
   { figure: 'depth-sweep', control: 'gain', positions: [0.95, 1.05], query: '?embed=depth-sweep', label: 'embed view (4 wirings × 8 depths)', changes: 10 },
 ];
 

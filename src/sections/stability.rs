@@ -150,19 +150,103 @@ pub struct AsyncProfile {
     pub busy: RwSignal<bool>,
 }
 
+/// Profiles of the stacks computed most recently, shared by the Pass 4 figures: at the
+/// defaults `gradient-ab`'s A is exactly `gradient-flow`'s stack, and a reader dragging a
+/// slider back and forth returns to depths already computed. A stack another figure is
+/// computing right now is marked pending, so that it is not computed twice at once.
+#[derive(Clone, Debug, Default)]
+pub struct RecentProfiles {
+    /// Newest last; at most [`RecentProfiles::KEEP`] finished entries.
+    done: Vec<((StackShape, usize), GradientProfile)>,
+    pending: Vec<(StackShape, usize)>,
+}
+
+/// What [`RecentProfiles`] knows about one stack.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Known {
+    Done(GradientProfile),
+    /// Another figure is computing it.
+    Pending,
+    Unknown,
+}
+
+impl RecentProfiles {
+    /// Finished profiles kept (a profile at depth 128 is about 2 KB).
+    pub const KEEP: usize = 8;
+
+    /// What is known about the stack `key` (a shape and a depth).
+    pub fn lookup(&self, key: &(StackShape, usize)) -> Known {
+        if let Some((_, p)) = self.done.iter().find(|(k, _)| k == key) {
+            Known::Done(p.clone())
+        } else if self.pending.contains(key) {
+            Known::Pending
+        } else {
+            Known::Unknown
+        }
+    }
+
+    /// Marks `key` as being computed.
+    pub fn begin(&mut self, key: (StackShape, usize)) {
+        if !self.pending.contains(&key) {
+            self.pending.push(key);
+        }
+    }
+
+    /// The computation of `key` was dropped before it finished.
+    pub fn abandon(&mut self, key: &(StackShape, usize)) {
+        self.pending.retain(|k| k != key);
+    }
+
+    /// Stores the finished profile of `key`, forgetting the oldest beyond [`Self::KEEP`].
+    pub fn finish(&mut self, key: (StackShape, usize), profile: GradientProfile) {
+        self.abandon(&key);
+        self.done.retain(|(k, _)| *k != key);
+        self.done.push((key, profile));
+        if self.done.len() > Self::KEEP {
+            self.done.remove(0);
+        }
+    }
+}
+
+thread_local! {
+    /// When the latest burst of Pass 4 requests began (one input starts up to four).
+    static BURST_STARTED_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+}
+
+/// The end of the first slice for a request made now: every request that one input
+/// starts shares one frame's budget, counted from the first of them, so the figure
+/// whose request came first is drawn in that frame rather than after the others' slices.
+fn first_slice_deadline() -> f64 {
+    let now = now_ms();
+    BURST_STARTED_MS.with(|b| {
+        if now - b.get() > FIRST_SLICE_MS {
+            b.set(now);
+        }
+        b.get() + FIRST_SLICE_MS
+    })
+}
+
 /// Keeps a profile of `shape` at `depth` up to date while `active` (the figure is on
-/// screen); the tape is cached across depths.
+/// screen); the tape is cached across depths, and finished profiles are shared through
+/// `recent`.
 pub fn use_gradient_profile(
     shape: Memo<StackShape>,
     depth: Memo<usize>,
     active: RwSignal<bool>,
-    bank: StoredValue<WeightBank>,
+    model: StabilityModel,
 ) -> AsyncProfile {
+    let (bank, recent) = (model.bank, model.recent);
     let result = RwSignal::new(None::<(usize, GradientProfile)>);
     let busy = RwSignal::new(false);
     let generation = StoredValue::new(0u64);
     let tape = StoredValue::new(None::<Tape>);
     let done_for = StoredValue::new(None::<(StackShape, usize)>);
+    let show = move |key: (StackShape, usize), profile: GradientProfile| {
+        let l = key.1;
+        done_for.set_value(Some(key));
+        result.set(Some((l, profile)));
+        busy.set(false);
+    };
     Effect::new(move |_| {
         let s = shape.get();
         let l = depth.get().clamp(1, MAX_DEPTH);
@@ -172,28 +256,57 @@ pub fn use_gradient_profile(
         // A newer request always cancels a run in flight, even when its answer is known.
         let my_gen = generation.get_value() + 1;
         generation.set_value(my_gen);
-        if done_for.with_value(|d| d.as_ref() == Some(&(s.clone(), l))) {
+        let key = (s, l);
+        if done_for.with_value(|d| d.as_ref() == Some(&key)) {
             busy.set(false);
+            return;
+        }
+        let deadline = first_slice_deadline();
+        if let Known::Done(p) = recent.with_value(|r| r.lookup(&key)) {
+            show(key, p);
             return;
         }
         busy.set(true);
         spawn_local(async move {
             let current = move || generation.get_value() == my_gen;
+            // Another figure computing this very stack: wait for it instead.
+            loop {
+                match recent.with_value(|r| r.lookup(&key)) {
+                    Known::Done(p) => {
+                        if current() {
+                            show(key, p);
+                        }
+                        return;
+                    }
+                    Known::Pending => {
+                        yield_to_browser().await;
+                        if !current() {
+                            return;
+                        }
+                    }
+                    Known::Unknown => break,
+                }
+            }
+            recent.update_value(|r| r.begin(key.clone()));
+            let (s, l) = key.clone();
             let mut t = tape
                 .try_update_value(|t| t.take())
                 .flatten()
                 .filter(|t| t.shape == s)
                 .unwrap_or_else(|| Tape::new(s.clone()));
-            // The first slice may use most of the frame; later ones stay short.
-            let mut slice = now_ms() - SLICE_MS + FIRST_SLICE_MS;
+            let give_up = move |t: Tape| {
+                tape.set_value(Some(t));
+                recent.update_value(|r| r.abandon(&key));
+            };
+            // The first slice may use what is left of the input's frame; later ones stay short.
+            let mut slice = deadline - SLICE_MS;
             while t.len() < l {
                 bank.update_value(|b| t.push_block_with(b));
                 if now_ms() - slice > SLICE_MS {
                     yield_to_browser().await;
                     slice = now_ms();
                     if !current() {
-                        tape.set_value(Some(t));
-                        return;
+                        return give_up(t);
                     }
                 }
             }
@@ -203,17 +316,16 @@ pub fn use_gradient_profile(
                     yield_to_browser().await;
                     slice = now_ms();
                     if !current() {
-                        tape.set_value(Some(t));
-                        return;
+                        return give_up(t);
                     }
                 }
             }
             let profile = back.profile(&t);
             tape.set_value(Some(t));
+            let key = (s, l);
+            recent.update_value(|r| r.finish(key.clone(), profile.clone()));
             if current() {
-                done_for.set_value(Some((s, l)));
-                result.set(Some((l, profile)));
-                busy.set(false);
+                show(key, profile);
             }
         });
     });
@@ -331,6 +443,8 @@ pub struct StabilityModel {
     pub shape_b: Memo<StackShape>,
     /// Unit weight draws shared by every Pass 4 figure (they share seed and d_model).
     pub bank: StoredValue<WeightBank>,
+    /// Profiles computed lately, shared by every Pass 4 figure.
+    pub recent: StoredValue<RecentProfiles>,
 }
 
 impl StabilityModel {
@@ -360,6 +474,7 @@ impl StabilityModel {
             shape_a: Memo::new(move |_| p.with(|p| shape_from(p, wa(p)))),
             shape_b: Memo::new(move |_| p.with(|p| shape_from(p, wb(p)))),
             bank: StoredValue::new(WeightBank::default()),
+            recent: StoredValue::new(RecentProfiles::default()),
         }
     }
 }
@@ -553,7 +668,7 @@ pub fn GradientFlowFigure(
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
     let on_screen = RwSignal::new(false);
-    let run = use_gradient_profile(model.shape, model.depth, on_screen, model.bank);
+    let run = use_gradient_profile(model.shape, model.depth, on_screen, model);
     let norms = Memo::new(move |_| {
         run.result
             .with(|r| {
@@ -652,8 +767,8 @@ pub fn GradientAbFigure(
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
     let on_screen = RwSignal::new(false);
-    let run_a = use_gradient_profile(model.shape_a, model.depth, on_screen, model.bank);
-    let run_b = use_gradient_profile(model.shape_b, model.depth, on_screen, model.bank);
+    let run_a = use_gradient_profile(model.shape_a, model.depth, on_screen, model);
+    let run_b = use_gradient_profile(model.shape_b, model.depth, on_screen, model);
     let norms = move |run: AsyncProfile| {
         Memo::new(move |_| {
             run.result
@@ -959,6 +1074,67 @@ pub fn StabilitySection() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn key(seed: u64, depth: usize) -> (StackShape, usize) {
+        let shape = StackShape {
+            d_model: 16,
+            heads: 2,
+            seq_len: 4,
+            gain: 1.0,
+            seed,
+            wiring: Wiring::PLAIN,
+        };
+        (shape, depth)
+    }
+
+    fn profile(loss: f64) -> GradientProfile {
+        GradientProfile {
+            input_grad_norm: vec![1.0, 2.0],
+            weight_grad_norm: vec![3.0, 4.0],
+            loss,
+            forward_overflow: None,
+        }
+    }
+
+    #[test]
+    fn a_finished_profile_is_found_by_its_shape_and_depth_only() {
+        let mut recent = RecentProfiles::default();
+        recent.finish(key(1, 32), profile(0.5));
+        assert_eq!(recent.lookup(&key(1, 32)), Known::Done(profile(0.5)));
+        assert_eq!(recent.lookup(&key(1, 31)), Known::Unknown);
+        assert_eq!(recent.lookup(&key(2, 32)), Known::Unknown);
+    }
+
+    #[test]
+    fn a_stack_being_computed_is_pending_until_finished_or_abandoned() {
+        let mut recent = RecentProfiles::default();
+        recent.begin(key(1, 8));
+        assert_eq!(recent.lookup(&key(1, 8)), Known::Pending);
+        recent.abandon(&key(1, 8));
+        assert_eq!(recent.lookup(&key(1, 8)), Known::Unknown);
+        recent.begin(key(1, 8));
+        recent.finish(key(1, 8), profile(1.0));
+        assert_eq!(recent.lookup(&key(1, 8)), Known::Done(profile(1.0)));
+    }
+
+    #[test]
+    fn only_the_newest_profiles_are_kept() {
+        let mut recent = RecentProfiles::default();
+        for depth in 1..=RecentProfiles::KEEP + 2 {
+            recent.finish(key(1, depth), profile(depth as f64));
+        }
+        assert_eq!(recent.lookup(&key(1, 1)), Known::Unknown);
+        assert_eq!(recent.lookup(&key(1, 2)), Known::Unknown);
+        let newest = RecentProfiles::KEEP + 2;
+        assert_eq!(
+            recent.lookup(&key(1, newest)),
+            Known::Done(profile(newest as f64))
+        );
+        // Finishing a stack again replaces it rather than keeping two.
+        recent.finish(key(1, newest), profile(-1.0));
+        assert_eq!(recent.lookup(&key(1, newest)), Known::Done(profile(-1.0)));
+        assert_eq!(recent.done.len(), RecentProfiles::KEEP);
+    }
 
     #[test]
     fn verdict_sentences_name_what_happened() {

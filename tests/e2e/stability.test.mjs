@@ -174,3 +174,24 @@ test('CSV export of the per-layer norms', async () => {
   assert.equal(Number(rows[10].split(',')[1]), await readout(p.page, 'top-norm'));
   await p.close();
 });
+
+test('a depth computed again shows what it showed first, and the shared stack agrees between figures', async () => {
+  const p = await openPage(env);
+  await p.goto('?depth=31');
+  await computed(p.page);
+  await computed(p.page, 'gradient-ab');
+  const first = await figureState(p.page, 'gradient-flow');
+  // At the defaults gradient-ab's A is gradient-flow's stack: one computation, one answer.
+  assert.equal(await readout(p.page, 'grad-ratio-a'), await readout(p.page, 'grad-ratio'));
+  const slider = control('gradient-flow', 'depth');
+  await p.page.focus(slider);
+  await p.page.keyboard.press('ArrowRight');
+  await computed(p.page);
+  assert.equal(await readout(p.page, 'depth'), 32);
+  await p.page.keyboard.press('ArrowLeft');
+  await computed(p.page);
+  assert.equal(await readout(p.page, 'depth'), 31);
+  assert.equal(await figureState(p.page, 'gradient-flow'), first, 'the kept profile is the one computed');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
