@@ -209,18 +209,56 @@ pub struct MultiHead {
     pub w_o: DMatrix<f64>,
 }
 
+/// The part of multi-head attention that does not depend on the number of heads: the
+/// tokens X ~ N(0,1)^{n×d}, the weights W_Q, W_K, W_V, W_O ~ N(0, 1/d), the projections
+/// Q = XW_Q, K = XW_K, V = XW_V, and the rank of W_V W_O = Σ_h W_V^h W_O^h.
+#[derive(Clone, Debug, PartialEq)]
+pub struct MultiHeadWeights {
+    pub d_model: usize,
+    pub q: DMatrix<f64>,
+    pub k: DMatrix<f64>,
+    pub v: DMatrix<f64>,
+    pub w_q: DMatrix<f64>,
+    pub w_v: DMatrix<f64>,
+    pub w_o: DMatrix<f64>,
+    /// Numerical rank of W_V W_O (≤ d_model), whatever the split into heads.
+    pub combined_ov_rank: usize,
+}
+
+/// Draws the tokens and weights of [`multi_head`] for `seed` (streams 10–14).
+pub fn multi_head_weights(seed: u64, n: usize, d_model: usize) -> MultiHeadWeights {
+    let d = d_model.max(1);
+    let x = token_matrix(seed, 10, n, d);
+    let w = |stream: u64| token_matrix(seed, stream, d, d) / (d as f64).sqrt();
+    let (w_q, w_k, w_v, w_o) = (w(11), w(12), w(13), w(14));
+    let combined = &w_v * &w_o;
+    MultiHeadWeights {
+        d_model: d,
+        q: &x * &w_q,
+        k: &x * &w_k,
+        v: &x * &w_v,
+        combined_ov_rank: numerical_rank(&singular_values(&combined), d, d),
+        w_q,
+        w_v,
+        w_o,
+    }
+}
+
 /// Multi-head attention on n random tokens: X ~ N(0,1)^{n×d}, W_Q, W_K, W_V, W_O ~
 /// N(0, 1/d). Head h uses columns h·d_head … (h+1)·d_head of Q = XW_Q, K = XW_K, V = XW_V;
 /// A_h = softmax(S_h) row by row; the heads' outputs are concatenated and mixed by W_O.
 /// `heads` is reduced to the largest divisor of d_model not above it.
 pub fn multi_head(seed: u64, n: usize, d_model: usize, heads: usize) -> MultiHead {
-    let d = d_model.max(1);
+    multi_head_split(&multi_head_weights(seed, n, d_model), heads)
+}
+
+/// [`multi_head`] for weights already drawn, split into `heads` heads (reduced to the
+/// largest divisor of d_model not above it).
+pub fn multi_head_split(w: &MultiHeadWeights, heads: usize) -> MultiHead {
+    let d = w.d_model;
+    let n = w.q.nrows();
     let heads = crate::math::stability::heads_dividing(d, heads);
     let d_head = d / heads;
-    let x = token_matrix(seed, 10, n, d);
-    let w = |stream: u64| token_matrix(seed, stream, d, d) / (d as f64).sqrt();
-    let (w_q, w_k, w_v, w_o) = (w(11), w(12), w(13), w(14));
-    let (q, k, v) = (&x * &w_q, &x * &w_k, &x * &w_v);
     let mut scores = Vec::with_capacity(heads);
     let mut score_ranks = Vec::with_capacity(heads);
     let mut ov_ranks = Vec::with_capacity(heads);
@@ -228,23 +266,22 @@ pub fn multi_head(seed: u64, n: usize, d_model: usize, heads: usize) -> MultiHea
     for h in 0..heads {
         let c0 = h * d_head;
         let (qh, kh) = (
-            q.columns(c0, d_head).into_owned(),
-            k.columns(c0, d_head).into_owned(),
+            w.q.columns(c0, d_head).into_owned(),
+            w.k.columns(c0, d_head).into_owned(),
         );
         let s = score_matrix(&qh, &kh);
         score_ranks.push(numerical_rank(&score_singular_values_fast(&qh, &kh), n, n));
         // W_V^h W_O^h = (d × d_head)(d_head × d): its spectrum through the thin-QR path.
         let ov = thin_product_singular_values(
-            &w_v.columns(c0, d_head).into_owned(),
-            &w_o.rows(c0, d_head).transpose(),
+            &w.w_v.columns(c0, d_head).into_owned(),
+            &w.w_o.rows(c0, d_head).transpose(),
         );
         ov_ranks.push(numerical_rank(&ov, d, d));
-        let out_h = row_softmax(&s) * v.columns(c0, d_head);
+        let out_h = row_softmax(&s) * w.v.columns(c0, d_head);
         concat.columns_mut(c0, d_head).copy_from(&out_h);
         scores.push(s);
     }
-    let output = &concat * &w_o;
-    let combined = &w_v * &w_o;
+    let output = &concat * &w.w_o;
     MultiHead {
         d_model: d,
         heads,
@@ -252,10 +289,10 @@ pub fn multi_head(seed: u64, n: usize, d_model: usize, heads: usize) -> MultiHea
         scores,
         score_ranks,
         ov_ranks,
-        combined_ov_rank: numerical_rank(&singular_values(&combined), d, d),
+        combined_ov_rank: w.combined_ov_rank,
         output_rank: numerical_rank(&singular_values_tall(&output), n, d),
-        w_q,
-        w_o,
+        w_q: w.w_q.clone(),
+        w_o: w.w_o.clone(),
     }
 }
 
@@ -512,6 +549,19 @@ mod tests {
         for (a, b) in singular_values(&m).iter().zip(&singular_values_tall(&m)) {
             assert!((a - b).abs() < 1e-12);
         }
+    }
+
+    #[test]
+    fn one_draw_of_weights_split_into_heads_is_the_multi_head_layer() {
+        let w = multi_head_weights(5, 12, 32);
+        for heads in [1, 2, 3, 4, 8] {
+            assert_eq!(multi_head_split(&w, heads), multi_head(5, 12, 32, heads));
+        }
+        // W_V W_O is the sum over heads, so its rank does not depend on the split.
+        assert_eq!(
+            multi_head_split(&w, 1).combined_ov_rank,
+            multi_head_split(&w, 8).combined_ov_rank
+        );
     }
 
     #[test]

@@ -13,9 +13,10 @@ use nalgebra::DMatrix;
 use crate::app::{use_url_state, UrlState};
 use crate::formulas;
 use crate::math::rank::{
-    decaying_update, effective_rank, full_update_params, lora_params, multi_head, numerical_rank,
-    rank_k_relative_error, rank_tolerance, row_softmax, score_matrix, score_singular_values_fast,
-    singular_values, target_pattern, token_matrix, MultiHead, Pattern, LORA_EXAMPLE_SIZE,
+    decaying_update, effective_rank, full_update_params, lora_params, multi_head_split,
+    multi_head_weights, numerical_rank, rank_k_relative_error, rank_tolerance, row_softmax,
+    score_matrix, score_singular_values_fast, singular_values, target_pattern, token_matrix,
+    MultiHead, MultiHeadWeights, Pattern, LORA_EXAMPLE_SIZE,
 };
 use crate::offload::{decode_target, Job, TargetAnswer};
 use crate::sections::complexity::element_bytes;
@@ -346,17 +347,18 @@ impl LinearAlgebraModel {
         });
         let requested_heads = Memo::new(move |_| p.with(|p| p.int("mhh")).clamp(1, 8) as usize);
         let heads_on_screen = RwSignal::new(false);
-        let heads = Memo::new(move |prev: Option<&MultiHead>| match prev {
+        // The draws and projections do not depend on the split into heads: a change of h
+        // only cuts them again.
+        let head_weights = Memo::new(move |prev: Option<&MultiHeadWeights>| match prev {
             Some(prev) if !heads_on_screen.get() => prev.clone(),
             _ => {
                 let d = p.with(|p| p.int("mhd")).clamp(16, 128) as usize;
-                multi_head(
-                    seed.get(),
-                    n.get().min(MULTI_HEAD_MAX_N),
-                    d,
-                    requested_heads.get(),
-                )
+                multi_head_weights(seed.get(), n.get().min(MULTI_HEAD_MAX_N), d)
             }
+        });
+        let heads = Memo::new(move |prev: Option<&MultiHead>| match prev {
+            Some(prev) if !heads_on_screen.get() => prev.clone(),
+            _ => head_weights.with(|w| multi_head_split(w, requested_heads.get())),
         });
         let lora_shape = Memo::new(move |_| {
             p.with(|p| lora_shape(p.choice("lshape"), (p.int("lout"), p.int("lin"))))
@@ -869,37 +871,42 @@ pub fn MultiHeadFigure(
             out
         })
     });
-    let heads_view = move || {
-        let count = mh.with(|m| m.heads);
-        (0..count)
-            .map(|h| {
-                let grid = Memo::new(move |_| {
-                    mh.with(|m| m.scores.get(h).map(Grid::from_matrix).unwrap_or_default())
-                });
-                let scale = Signal::derive(move || {
-                    mh.with(|m| m.scores.get(h).map(symmetric_scale).unwrap_or(TARGET_SCALE))
-                });
-                let rank = move || mh.with(|m| m.score_ranks.get(h).copied().unwrap_or(0));
-                let head_summary = Signal::derive(move || {
-                    format!("Score matrix of head {h}, rank {}.", rank())
-                });
-                let describe = Callback::new(move |(i, j): (usize, usize)| {
-                    mh.with_untracked(|m| {
-                        m.scores
-                            .get(h)
-                            .filter(|s| i < s.nrows() && j < s.ncols())
-                            .map(|s| format!("head {h}, row {i}, column {j}: S = {}", format_number(s[(i, j)], 4)))
-                            .unwrap_or_default()
+    // One cell per head, keyed by its index: a change of h adds or removes cells and
+    // leaves the others (and their canvases) in place.
+    let head_count = Memo::new(move |_| mh.with(|m| m.heads));
+    let head_cell = move |h: usize| {
+        let grid = Memo::new(move |_| {
+            mh.with(|m| m.scores.get(h).map(Grid::from_matrix).unwrap_or_default())
+        });
+        let scale = Signal::derive(move || {
+            mh.with(|m| m.scores.get(h).map(symmetric_scale).unwrap_or(TARGET_SCALE))
+        });
+        let rank = move || mh.with(|m| m.score_ranks.get(h).copied().unwrap_or(0));
+        let head_summary =
+            Signal::derive(move || format!("Score matrix of head {h}, rank {}.", rank()));
+        let describe = Callback::new(move |(i, j): (usize, usize)| {
+            mh.with_untracked(|m| {
+                m.scores
+                    .get(h)
+                    .filter(|s| i < s.nrows() && j < s.ncols())
+                    .map(|s| {
+                        format!(
+                            "head {h}, row {i}, column {j}: S = {}",
+                            format_number(s[(i, j)], 4)
+                        )
                     })
-                });
-                view! {
-                    <div class="head-cell" data-head=h>
-                        <p class="panel-label">{move || format!("head {h}: rank {} ≤ {}", rank(), mh.with(|m| m.d_head))}</p>
-                        <Heatmap name=HEAD_CANVASES[h.min(7)] grid=grid scale=scale describe=describe summary=head_summary max_width=150.0 />
-                    </div>
-                }
+                    .unwrap_or_default()
             })
-            .collect_view()
+        });
+        view! {
+            <div class="head-cell" data-head=h>
+                <p class="panel-label">{move || format!("head {h}: rank {} ≤ {}", rank(), mh.with(|m| m.d_head))}</p>
+                <Heatmap name=HEAD_CANVASES[h.min(7)] grid=grid scale=scale describe=describe summary=head_summary max_width=150.0 />
+            </div>
+        }
+    };
+    let heads_view = move || {
+        view! { <For each=move || 0..head_count.get() key=|h| *h let:h>{head_cell(h)}</For> }
     };
     let controls = move || {
         let (d, set_d) = model.state.int_control("mhd");
