@@ -43,6 +43,8 @@ const CASES = [
   { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '', label: 'default, revisiting two depths (profiles kept)' },
   { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '' },
+  { figure: 'gradient-flow', control: 'res', positions: [], query: '', label: 'default (residual on and off: two states, kept after the first visit)' },
+  { figure: 'gradient-flow', control: 'norm', positions: ['post', 'pre', 'none'], query: '', event: 'change', label: 'default (norm placement: three states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'sseed', positions: NEW_SEEDS, query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },
   { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '?embed=gradient-flow', label: 'embed view (figure alone)' },
   { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
@@ -105,8 +107,12 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
     for (let i = 0; i < changes; i++) {
       const before = canvases.map((c) => Number(c.dataset.draws));
       const t0 = performance.now();
-      input.value = String(positions[i % positions.length]);
-      input.dispatchEvent(new Event(event, { bubbles: true }));
+      if (input.type === 'checkbox') {
+        input.click();
+      } else {
+        input.value = String(positions[i % positions.length]);
+        input.dispatchEvent(new Event(event, { bubbles: true }));
+      }
       // Figures computed off the event (Pass 4) redraw a few frames later: wait for every
       // canvas of the figure, for at most 10 s.
       // Some controls redraw only some canvases: stop once every canvas has redrawn, or

@@ -208,24 +208,6 @@ impl RecentProfiles {
     }
 }
 
-thread_local! {
-    /// When the latest burst of Pass 4 requests began (one input starts up to four).
-    static BURST_STARTED_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
-}
-
-/// The end of the first slice for a request made now: every request that one input
-/// starts shares one frame's budget, counted from the first of them, so the figure
-/// whose request came first is drawn in that frame rather than after the others' slices.
-fn first_slice_deadline() -> f64 {
-    let now = now_ms();
-    BURST_STARTED_MS.with(|b| {
-        if now - b.get() > FIRST_SLICE_MS {
-            b.set(now);
-        }
-        b.get() + FIRST_SLICE_MS
-    })
-}
-
 /// Keeps a profile of `shape` at `depth` up to date while `active` (the figure is on
 /// screen); the tape is cached across depths, and finished profiles are shared through
 /// `recent`.
@@ -261,7 +243,6 @@ pub fn use_gradient_profile(
             busy.set(false);
             return;
         }
-        let deadline = first_slice_deadline();
         if let Known::Done(p) = recent.with_value(|r| r.lookup(&key)) {
             show(key, p);
             return;
@@ -298,8 +279,8 @@ pub fn use_gradient_profile(
                 tape.set_value(Some(t));
                 recent.update_value(|r| r.abandon(&key));
             };
-            // The first slice may use what is left of the input's frame; later ones stay short.
-            let mut slice = deadline - SLICE_MS;
+            // The first slice may use most of the frame; later ones stay short.
+            let mut slice = now_ms() - SLICE_MS + FIRST_SLICE_MS;
             while t.len() < l {
                 bank.update_value(|b| t.push_block_with(b));
                 if now_ms() - slice > SLICE_MS {
