@@ -151,3 +151,35 @@ test('reduced motion is honoured: no transition or animation runs', async () => 
   assert.deepEqual(moving, []);
   await context.close();
 });
+
+test('nothing is conveyed by colour alone: every heatmap reads its cells out in words, every figure offers its numbers as CSV', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  const missing = [];
+  let heatmapsRead = 0;
+  for (const id of FIGURES) {
+    const figure = `[data-figure="${id}"]`;
+    if (!(await p.page.$(`${figure} [data-action="csv"]`))) missing.push(`${id}: no CSV export`);
+    const heatmaps = await p.page.$$eval(`${figure} canvas[data-canvas][tabindex="0"]`, (cs) => cs.map((c) => c.dataset.canvas));
+    for (const name of heatmaps) {
+      const readout = `[data-cell-readout="${name}"]`;
+      if (!(await p.page.$(readout))) { missing.push(`${id}/${name}: no cell readout`); continue; }
+      await p.page.focus(`${figure} canvas[data-canvas="${name}"]`);
+      await p.page.keyboard.press('ArrowRight');
+      await settle(p.page);
+      const text = (await p.page.textContent(readout)).trim();
+      // The cell's value in digits, or the word for a value that has none (overflow).
+      if (!/\d/.test(text)) missing.push(`${id}/${name}: the focused cell reads "${text}"`);
+      heatmapsRead++;
+    }
+    // Canvases that are not heatmaps (charts) carry their numbers in their text alternative.
+    const charts = await p.page.$$eval(`${figure} canvas[data-canvas]:not([tabindex="0"])`, (cs) => cs.map((c) => [c.dataset.canvas, c.getAttribute('aria-label') ?? '']));
+    for (const [name, label] of charts) if (!/\d/.test(label)) missing.push(`${id}/${name}: text alternative without numbers: "${label}"`);
+  }
+  assert.deepEqual(missing, []);
+  // Not vacuous: the page has a dozen heatmaps (Passes 1, 3 and 4).
+  assert.ok(heatmapsRead >= 10, `${heatmapsRead} heatmaps read out`);
+  console.log(`# ${heatmapsRead} heatmaps read out in words`);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
