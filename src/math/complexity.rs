@@ -95,7 +95,7 @@ impl ModelConfig {
                 kv_heads: self.kv_heads,
             });
         }
-        if self.heads % self.kv_heads != 0 {
+        if !self.heads.is_multiple_of(self.kv_heads) {
             return Err(ConfigError::KvHeadsDoNotDivideHeads {
                 heads: self.heads,
                 kv_heads: self.kv_heads,

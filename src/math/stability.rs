@@ -130,7 +130,7 @@ impl StackShape {
 pub fn heads_dividing(d_model: usize, heads: usize) -> usize {
     (1..=heads.max(1))
         .rev()
-        .find(|h| d_model % h == 0)
+        .find(|h| d_model.is_multiple_of(*h))
         .unwrap_or(1)
 }
 

@@ -82,7 +82,7 @@ pub fn verdict_sentence(
     overflow_layer: Option<usize>,
 ) -> String {
     match verdict {
-        GradientVerdict::Vanished(r) if r == 0.0 => format!(
+        GradientVerdict::Vanished(0.0) => format!(
             "Vanished, and past what f64 can hold: the gradient reaching layer 0 underflowed to exactly 0 (below about 5·10⁻³²⁴), so the bottom of this {depth}-block stack cannot learn at all."
         ),
         GradientVerdict::Vanished(r) => format!(

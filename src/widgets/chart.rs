@@ -298,6 +298,8 @@ pub fn draw_chart(
     root.fill(&bg).map_err(|e| err(&e))?;
 
     let (xa, ya) = (&spec.x, &spec.y);
+    // `!(max > min)` on purpose: it is also true when either end is NaN.
+    #[allow(clippy::neg_cmp_op_on_partial_ord)]
     if xa.log && xa.min <= 0.0
         || ya.log && ya.min <= 0.0
         || !(xa.max > xa.min)

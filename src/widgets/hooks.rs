@@ -175,18 +175,6 @@ pub fn css_rgb((r, g, b): (u8, u8, u8)) -> String {
     format!("rgb({r},{g},{b})")
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn hex_colours_parse() {
-        assert_eq!(parse_hex_color("#ff8000"), Some((255, 128, 0)));
-        assert_eq!(parse_hex_color("#fff"), Some((255, 255, 255)));
-        assert_eq!(parse_hex_color("red"), None);
-    }
-}
-
 /// Waits for the next macrotask, so the page can paint and handle input between slices
 /// of long work.
 pub async fn yield_to_browser() {
@@ -253,4 +241,16 @@ fn disconnect_on_cleanup<F: ?Sized + 'static>(
         disconnect();
         drop(callback);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_colours_parse() {
+        assert_eq!(parse_hex_color("#ff8000"), Some((255, 128, 0)));
+        assert_eq!(parse_hex_color("#fff"), Some((255, 255, 255)));
+        assert_eq!(parse_hex_color("red"), None);
+    }
 }
