@@ -95,27 +95,27 @@ impl UrlState {
 
     /// A whole-number control bound to `key`: its value and a per-frame setter.
     pub fn int_control(&self, key: &'static str) -> (Signal<i64>, Callback<i64>) {
-        let (p, state) = (self.params, *self);
+        let state = *self;
         (
-            Signal::derive(move || p.with(|p| p.int(key))),
+            self.int(key).into(),
             Callback::new(move |v: i64| state.set_on_frame(vec![(key, Value::Int(v))])),
         )
     }
 
     /// A real-valued control bound to `key`.
     pub fn float_control(&self, key: &'static str) -> (Signal<f64>, Callback<f64>) {
-        let (p, state) = (self.params, *self);
+        let state = *self;
         (
-            Signal::derive(move || p.with(|p| p.float(key))),
+            self.float(key).into(),
             Callback::new(move |v: f64| state.set_on_frame(vec![(key, Value::Float(v))])),
         )
     }
 
     /// An on/off control bound to `key`.
     pub fn flag_control(&self, key: &'static str) -> (Signal<bool>, Callback<bool>) {
-        let (p, state) = (self.params, *self);
+        let state = *self;
         (
-            Signal::derive(move || p.with(|p| p.flag(key))),
+            self.flag(key).into(),
             Callback::new(move |v: bool| state.set_on_frame(vec![(key, Value::Bool(v))])),
         )
     }
@@ -125,9 +125,9 @@ impl UrlState {
         &self,
         key: &'static str,
     ) -> (Signal<&'static str>, Callback<&'static str>) {
-        let (p, state) = (self.params, *self);
+        let state = *self;
         (
-            Signal::derive(move || p.with(|p| p.choice(key))),
+            self.choice(key).into(),
             Callback::new(move |v: &'static str| state.set_on_frame(vec![(key, Value::Choice(v))])),
         )
     }

@@ -178,15 +178,13 @@ fn choice_signal(
     state: UrlState,
     key: &'static str,
 ) -> (Signal<&'static str>, Callback<&'static str>) {
-    let p = state.params;
-    let value = Signal::derive(move || p.with(|p| p.choice(key)));
+    let value = state.choice(key).into();
     let set = Callback::new(move |v: &'static str| state.set_many(vec![(key, Value::Choice(v))]));
     (value, set)
 }
 
 fn int_signal(state: UrlState, key: &'static str) -> (Signal<i64>, Callback<i64>) {
-    let p = state.params;
-    let value = Signal::derive(move || p.with(|p| p.int(key)));
+    let value = state.int(key).into();
     let set = Callback::new(move |v: i64| state.set_many(vec![(key, Value::Int(v))]));
     (value, set)
 }

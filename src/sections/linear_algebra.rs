@@ -296,10 +296,11 @@ impl LinearAlgebraModel {
             _ => score_rank(seed.get(), n.get(), d_k.get()),
         });
         let k = Memo::new(move |_| (p.with(|p| p.int("rk")).max(1) as usize).min(n.get()));
-        let target = Memo::new(move |_| {
-            let id = p.with(|p| p.choice("target"));
-            target_pattern(pattern_of(id, seed.get()), n.get())
-        });
+        // Memos over single keys first: a heavy memo that read the whole URL state would
+        // recompute whenever any control on the page moved.
+        let target_id = state.choice("target");
+        let target =
+            Memo::new(move |_| target_pattern(pattern_of(target_id.get(), seed.get()), n.get()));
         let attention = RwSignal::new(None::<Spectrum>);
         offload_latest(
             move || Job::AttentionSpectrum {
@@ -320,7 +321,7 @@ impl LinearAlgebraModel {
         let target_answer = RwSignal::new(None::<TargetAnswer>);
         offload_latest(
             move || Job::TargetApproximation {
-                pattern: pattern_of(p.with(|p| p.choice("target")), seed.get()),
+                pattern: pattern_of(target_id.get(), seed.get()),
                 n: n.get(),
                 k: k.get(),
             },
@@ -349,10 +350,11 @@ impl LinearAlgebraModel {
         let heads_on_screen = RwSignal::new(false);
         // The draws and projections do not depend on the split into heads: a change of h
         // only cuts them again.
+        let head_d = state.int("mhd");
         let head_weights = Memo::new(move |prev: Option<&MultiHeadWeights>| match prev {
             Some(prev) if !heads_on_screen.get() => prev.clone(),
             _ => {
-                let d = p.with(|p| p.int("mhd")).clamp(16, 128) as usize;
+                let d = head_d.get().clamp(16, 128) as usize;
                 multi_head_weights(seed.get(), n.get().min(MULTI_HEAD_MAX_N), d)
             }
         });
@@ -365,8 +367,9 @@ impl LinearAlgebraModel {
         });
         let lora_r = Memo::new(move |_| p.with(|p| p.int("lr")).clamp(1, 256) as u64);
         let lora_bytes = Memo::new(move |_| element_bytes(p.with(|p| p.choice("ldtype"))));
+        let lora_decay = state.float("ldecay");
         let lora_errors = Memo::new(move |_| {
-            let decay = p.with(|p| p.float("ldecay"));
+            let decay = lora_decay.get();
             let sv = singular_values(&decaying_update(seed.get(), LORA_EXAMPLE_SIZE, decay));
             (0..=sv.len())
                 .map(|r| rank_k_relative_error(&sv, r))
@@ -668,8 +671,9 @@ pub fn LowRankFigure(
             .errors
             .with(|e| e.get(model.k.get()).copied().unwrap_or(0.0))
     });
+    let target_id = model.state.choice("target");
     let target_label = move || {
-        let id = model.state.params.with(|p| p.choice("target"));
+        let id = target_id.get();
         TARGET_OPTIONS
             .iter()
             .find(|(v, _)| *v == id)

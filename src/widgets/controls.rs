@@ -257,11 +257,14 @@ pub fn NumberField(
                 step="1"
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
-                        if v.is_finite() {
-                            on_change.run((v.round() as i64).clamp(min, max));
-                        }
+                    let entered = event_target_value(&ev).trim().parse::<f64>().ok().filter(|v| v.is_finite());
+                    let accepted = entered.map(|v| (v.round() as i64).clamp(min, max));
+                    if let Some(v) = accepted {
+                        on_change.run(v);
                     }
+                    // Show what the state will hold: a clamped, rounded or rejected entry
+                    // may leave it unchanged, and then nothing else would redraw the field.
+                    show_value(&ev, accepted.unwrap_or_else(|| value.get_untracked()));
                 }
             />
         </div>
@@ -292,11 +295,14 @@ pub fn SeedField(
                 step="1"
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| {
-                    if let Ok(v) = event_target_value(&ev).trim().parse::<f64>() {
-                        if v.is_finite() {
-                            on_change.run((v.round() as i64).clamp(0, max));
-                        }
+                    let entered = event_target_value(&ev).trim().parse::<f64>().ok().filter(|v| v.is_finite());
+                    let accepted = entered.map(|v| (v.round() as i64).clamp(0, max));
+                    if let Some(v) = accepted {
+                        on_change.run(v);
                     }
+                    // Show what the state will hold: a clamped, rounded or rejected entry
+                    // may leave it unchanged, and then nothing else would redraw the field.
+                    show_value(&ev, accepted.unwrap_or_else(|| value.get_untracked()));
                 }
             />
             <button
@@ -385,5 +391,18 @@ mod tests {
         assert_eq!(s.from_position(500.0), 64.0);
         assert_eq!(s.from_position(f64::NAN), 2.0);
         assert_eq!(s.to_position(f64::INFINITY), 2.0);
+    }
+}
+
+/// Puts `value` back into the number field an event came from, if it shows something else.
+fn show_value(ev: &leptos::ev::Event, value: i64) {
+    let text = value.to_string();
+    if let Some(input) = ev
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+    {
+        if input.value() != text {
+            input.set_value(&text);
+        }
     }
 }

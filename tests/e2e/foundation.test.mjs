@@ -157,3 +157,24 @@ test('a phone-width viewport has no horizontal scrolling', async () => {
   assert.ok(overflow <= 0, `overflow ${overflow}px`);
   await p.close();
 });
+
+test('a number field shows the value the state holds after an out-of-range or unreadable entry', async () => {
+  const p = await openPage(env);
+  await p.goto('?sseed=999999');
+  const field = '[data-figure="gradient-flow"] [data-control="sseed"]';
+  // Already at the largest seed: the clamped entry leaves the state as it was.
+  await p.page.fill(field, '5000000');
+  await p.page.press(field, 'Enter');
+  await settle(p.page);
+  assert.equal(await p.page.inputValue(field), '999999');
+  assert.match(p.page.url(), /sseed=999999/);
+  // A fractional entry is rounded, and the field says so.
+  await p.page.fill(field, '41.6');
+  await p.page.press(field, 'Enter');
+  await settle(p.page);
+  assert.equal(await p.page.inputValue(field), '42');
+  await settle(p.page);
+  assert.match(p.page.url(), /sseed=42/);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
