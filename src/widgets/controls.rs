@@ -321,6 +321,19 @@ pub fn SeedField(
     }
 }
 
+/// Puts `value` back into the number field an event came from, if it shows something else.
+fn show_value(ev: &leptos::ev::Event, value: i64) {
+    let text = value.to_string();
+    if let Some(input) = ev
+        .target()
+        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
+    {
+        if input.value() != text {
+            input.set_value(&text);
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -391,18 +404,5 @@ mod tests {
         assert_eq!(s.from_position(500.0), 64.0);
         assert_eq!(s.from_position(f64::NAN), 2.0);
         assert_eq!(s.to_position(f64::INFINITY), 2.0);
-    }
-}
-
-/// Puts `value` back into the number field an event came from, if it shows something else.
-fn show_value(ev: &leptos::ev::Event, value: i64) {
-    let text = value.to_string();
-    if let Some(input) = ev
-        .target()
-        .and_then(|t| wasm_bindgen::JsCast::dyn_into::<web_sys::HtmlInputElement>(t).ok())
-    {
-        if input.value() != text {
-            input.set_value(&text);
-        }
     }
 }
