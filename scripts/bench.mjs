@@ -11,6 +11,8 @@ const ONLY = process.argv[3] ?? '';
 // A drag of the depth slider up and down 28…36, of the gain 0.70…1.30, and seeds never seen.
 const DRAG_DEPTHS = [28, 29, 30, 31, 32, 33, 34, 35, 36, 35, 34, 33, 32, 31, 30, 29];
 const DRAG_GAINS = [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.25, 1.2, 1.15, 1.1, 1.05, 1, 0.95, 0.9, 0.85, 0.8, 0.75];
+// Jumps around 32, never to a depth next to one computed lately.
+const JUMP_DEPTHS = [24, 40, 26, 38, 28, 36, 30, 34, 25, 39, 27, 37, 29, 35, 31, 33];
 const NEW_SEEDS = Array.from({ length: 400 }, (_, i) => 100 + i);
 
 // For each figure, the controls to move, the slider positions to alternate between, and
@@ -37,10 +39,12 @@ const CASES = [
   { figure: 'multi-head', control: 'mhh', positions: [3, 4], query: '' },
   { figure: 'multi-head', control: 'mhh', positions: [7, 8], query: '?rn=256&mhd=128&mhh=8', label: 'heaviest (d = 128, h = 8, 64 tokens shown)' },
   { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
-  // Pass 4 keeps the profiles it computed last (RecentProfiles::KEEP = 8), so the rows
-  // that measure computing cycle through more distinct values than that, as a drag does;
-  // one row measures the return to a value computed moments ago.
+  // Pass 4 keeps the profiles it computed last (RecentProfiles::KEEP = 16) and, once idle,
+  // computes the depths next to the one shown. The drag rows move by one step, as a
+  // slider does; the jump rows never land next to a depth computed lately; gain and seed
+  // cycle through more values than are kept; one row returns to depths just computed.
   { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '' },
+  { figure: 'gradient-flow', control: 'depth', positions: JUMP_DEPTHS, query: '', label: 'default, jumps (no stack computed before)' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '', label: 'default, revisiting two depths (profiles kept)' },
   { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '' },
   { figure: 'gradient-flow', control: 'res', positions: [], query: '', label: 'default (residual on and off: two states, kept after the first visit)' },

@@ -172,7 +172,7 @@ pub enum Known {
 
 impl RecentProfiles {
     /// Finished profiles kept (a profile at depth 128 is about 2 KB).
-    pub const KEEP: usize = 8;
+    pub const KEEP: usize = 16;
 
     /// What is known about the stack `key` (a shape and a depth).
     pub fn lookup(&self, key: &(StackShape, usize)) -> Known {
@@ -208,9 +208,93 @@ impl RecentProfiles {
     }
 }
 
+/// Runs the stack `t` to depth `l` (only the blocks it lacks) and backward, in slices:
+/// the first ends at `first_end`, later ones `slice_ms` after they begin, with a yield to
+/// the browser between them. None as soon as `wanted()` is false after a yield.
+async fn run_stack(
+    t: &mut Tape,
+    l: usize,
+    bank: StoredValue<WeightBank>,
+    first_end: f64,
+    slice_ms: f64,
+    wanted: impl Fn() -> bool,
+) -> Option<GradientProfile> {
+    let mut end = first_end;
+    while t.len() < l {
+        bank.try_update_value(|b| t.push_block_with(b))?;
+        if now_ms() > end {
+            yield_to_browser().await;
+            if !wanted() {
+                return None;
+            }
+            end = now_ms() + slice_ms;
+        }
+    }
+    let mut back = t.backward(l);
+    while !back.step(t) {
+        if now_ms() > end {
+            yield_to_browser().await;
+            if !wanted() {
+                return None;
+            }
+            end = now_ms() + slice_ms;
+        }
+    }
+    Some(back.profile(t))
+}
+
+/// A figure's forward tape, lent to one task at a time, so that a request does not start
+/// the forward pass again from block 0 while an older task still holds the tape.
+#[derive(Clone, Copy)]
+struct TapeSlot {
+    tape: StoredValue<Option<Tape>>,
+    lent: StoredValue<bool>,
+}
+
+impl TapeSlot {
+    /// How long a task waits for the tape before it starts a new one (ms).
+    const PATIENCE_MS: f64 = 250.0;
+
+    fn new() -> Self {
+        Self {
+            tape: StoredValue::new(None),
+            lent: StoredValue::new(false),
+        }
+    }
+
+    /// The tape for `shape` (a new one if the kept one is of another shape), once no
+    /// other task holds it; None if `wanted()` turns false meanwhile.
+    async fn borrow(self, shape: &StackShape, wanted: impl Fn() -> bool) -> Option<Tape> {
+        let since = now_ms();
+        while self.lent.try_get_value() == Some(true) && now_ms() - since < Self::PATIENCE_MS {
+            yield_to_browser().await;
+            if !wanted() {
+                return None;
+            }
+        }
+        self.lent.try_set_value(true);
+        let kept = self.tape.try_update_value(|t| t.take()).flatten();
+        Some(
+            kept.filter(|t| t.shape == *shape)
+                .unwrap_or_else(|| Tape::new(shape.clone())),
+        )
+    }
+
+    fn give_back(self, t: Tape) {
+        self.tape.try_set_value(Some(t));
+        self.lent.try_set_value(false);
+    }
+}
+
+/// Speculative work (the depths next to the one shown) runs in slices this short, so a
+/// new request waits at most about this long for the main thread.
+pub const SPECULATIVE_SLICE_MS: f64 = 3.0;
+
 /// Keeps a profile of `shape` at `depth` up to date while `active` (the figure is on
-/// screen); the tape is cached across depths, and finished profiles are shared through
-/// `recent`.
+/// screen). The tape is kept across depths; finished profiles are shared through the
+/// model's [`RecentProfiles`]; and once the requested profile is shown, while nothing
+/// newer is asked, the depths one below and one above are computed too, so that a
+/// slider moved by one step finds its stack ready.
 pub fn use_gradient_profile(
     shape: Memo<StackShape>,
     depth: Memo<usize>,
@@ -221,7 +305,8 @@ pub fn use_gradient_profile(
     let result = RwSignal::new(None::<(usize, GradientProfile)>);
     let busy = RwSignal::new(false);
     let generation = StoredValue::new(0u64);
-    let tape = StoredValue::new(None::<Tape>);
+    let requested = StoredValue::new(None::<(StackShape, usize)>);
+    let slot = TapeSlot::new();
     let done_for = StoredValue::new(None::<(StackShape, usize)>);
     let show = move |key: (StackShape, usize), profile: GradientProfile| {
         let l = key.1;
@@ -235,10 +320,12 @@ pub fn use_gradient_profile(
         if !active.get() {
             return;
         }
-        // A newer request always cancels a run in flight, even when its answer is known.
+        // A newer request always cancels a run in flight, even when its answer is known
+        // (unless that run computes exactly what is asked now).
         let my_gen = generation.get_value() + 1;
         generation.set_value(my_gen);
         let key = (s, l);
+        requested.set_value(Some(key.clone()));
         if done_for.with_value(|d| d.as_ref() == Some(&key)) {
             busy.set(false);
             return;
@@ -249,8 +336,11 @@ pub fn use_gradient_profile(
         }
         busy.set(true);
         spawn_local(async move {
-            let current = move || generation.get_value() == my_gen;
-            // Another figure computing this very stack: wait for it instead.
+            let current = move || generation.try_get_value() == Some(my_gen);
+            let asked = move |k: &(StackShape, usize)| {
+                current() || requested.try_with_value(|r| r.as_ref() == Some(k)) == Some(true)
+            };
+            // Another task computing this very stack: wait for it instead.
             loop {
                 match recent.with_value(|r| r.lookup(&key)) {
                     Known::Done(p) => {
@@ -269,45 +359,53 @@ pub fn use_gradient_profile(
                 }
             }
             recent.update_value(|r| r.begin(key.clone()));
-            let (s, l) = key.clone();
-            let mut t = tape
-                .try_update_value(|t| t.take())
-                .flatten()
-                .filter(|t| t.shape == s)
-                .unwrap_or_else(|| Tape::new(s.clone()));
-            let give_up = move |t: Tape| {
-                tape.set_value(Some(t));
+            let Some(mut t) = slot.borrow(&key.0, current).await else {
                 recent.update_value(|r| r.abandon(&key));
+                return;
             };
             // The first slice may use most of the frame; later ones stay short.
-            let mut slice = now_ms() - SLICE_MS + FIRST_SLICE_MS;
-            while t.len() < l {
-                bank.update_value(|b| t.push_block_with(b));
-                if now_ms() - slice > SLICE_MS {
-                    yield_to_browser().await;
-                    slice = now_ms();
-                    if !current() {
-                        return give_up(t);
-                    }
-                }
-            }
-            let mut back = t.backward(l);
-            while !back.step(&t) {
-                if now_ms() - slice > SLICE_MS {
-                    yield_to_browser().await;
-                    slice = now_ms();
-                    if !current() {
-                        return give_up(t);
-                    }
-                }
-            }
-            let profile = back.profile(&t);
-            tape.set_value(Some(t));
-            let key = (s, l);
+            let first_end = now_ms() + FIRST_SLICE_MS;
+            let k = key.clone();
+            let Some(profile) =
+                run_stack(&mut t, key.1, bank, first_end, SLICE_MS, move || asked(&k)).await
+            else {
+                recent.update_value(|r| r.abandon(&key));
+                return slot.give_back(t);
+            };
             recent.update_value(|r| r.finish(key.clone(), profile.clone()));
-            if current() {
-                show(key, profile);
+            if requested.with_value(|r| r.as_ref() == Some(&key)) {
+                show(key.clone(), profile);
             }
+            // Speculative: the neighbouring depths, while nothing newer is asked.
+            let (s, l) = key;
+            for next in [l + 1, l - 1] {
+                let near = (s.clone(), next);
+                if !(1..=MAX_DEPTH).contains(&next)
+                    || recent.with_value(|r| r.lookup(&near)) != Known::Unknown
+                {
+                    continue;
+                }
+                // Let the shown profile paint first.
+                yield_to_browser().await;
+                if !current() {
+                    break;
+                }
+                recent.update_value(|r| r.begin(near.clone()));
+                let k = near.clone();
+                let start = now_ms() + SPECULATIVE_SLICE_MS;
+                match run_stack(&mut t, next, bank, start, SPECULATIVE_SLICE_MS, move || {
+                    asked(&k)
+                })
+                .await
+                {
+                    Some(p) => recent.update_value(|r| r.finish(near, p)),
+                    None => {
+                        recent.update_value(|r| r.abandon(&near));
+                        break;
+                    }
+                }
+            }
+            slot.give_back(t);
         });
     });
     AsyncProfile { result, busy }

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
-use wasm_bindgen::JsCast;
+use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlCanvasElement, HtmlElement};
 
 /// The CSS-pixel width of an element, kept current by a ResizeObserver.
@@ -178,10 +178,26 @@ pub fn css_rgb((r, g, b): (u8, u8, u8)) -> String {
 /// Waits for the next macrotask, so the page can paint and handle input between slices
 /// of long work.
 pub async fn yield_to_browser() {
-    let promise = js_sys::Promise::new(&mut |resolve, _| {
-        let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+    // A message to ourselves, not setTimeout(0): browsers clamp timers nested more than
+    // five deep to 4 ms, which would leave a sliced computation idle between its slices.
+    // The channel is held by this future until its message arrives.
+    let channel = web_sys::MessageChannel::new().ok();
+    let promise = js_sys::Promise::new(&mut |resolve, _| match &channel {
+        Some(ch) => {
+            ch.port1().set_onmessage(Some(&resolve));
+            if ch.port2().post_message(&JsValue::NULL).is_err() {
+                let _ = resolve.call0(&JsValue::NULL);
+            }
+        }
+        None => {
+            let _ = window().set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, 0);
+        }
     });
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+    if let Some(ch) = channel {
+        ch.port1().set_onmessage(None);
+        ch.port1().close();
+    }
 }
 
 /// Keeps `on_screen` true while `node` is within 200 px of the viewport (an
