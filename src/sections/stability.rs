@@ -286,6 +286,20 @@ impl TapeSlot {
     }
 }
 
+thread_local! {
+    /// When the last Pass 4 request was made: one input makes up to three at once.
+    static LAST_REQUEST_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
+}
+
+/// Whether another request was made in the same moment as this one (by the same input),
+/// noting this one. A request that comes second lets the first one's figure be drawn
+/// before it takes its own first slice: otherwise the first figure's drawing, queued
+/// behind it, would wait for that slice too.
+fn second_in_its_moment() -> bool {
+    let now = now_ms();
+    LAST_REQUEST_MS.with(|last| now - last.replace(now) < 4.0)
+}
+
 /// Speculative work (the depths next to the one shown) runs in slices this short, so a
 /// new request waits at most about this long for the main thread.
 pub const SPECULATIVE_SLICE_MS: f64 = 3.0;
@@ -335,8 +349,15 @@ pub fn use_gradient_profile(
             return;
         }
         busy.set(true);
+        let wait_for_the_first = second_in_its_moment();
         spawn_local(async move {
             let current = move || generation.try_get_value() == Some(my_gen);
+            if wait_for_the_first {
+                yield_to_browser().await;
+                if !current() {
+                    return;
+                }
+            }
             let asked = move |k: &(StackShape, usize)| {
                 current() || requested.try_with_value(|r| r.as_ref() == Some(k)) == Some(true)
             };

@@ -136,10 +136,18 @@ test(`${QUERIES} hostile query strings: no error, no NaN or infinity shown, ever
   const failures = [];
   // Two pages at once: the machine has two cores.
   const lanes = await Promise.all([openPage(env), openPage(env)]);
+  // A page that takes this long has stalled: on a loaded 2-core machine the slowest
+  // hostile state (an embedded sweep at its largest) draws in a few seconds.
   const ready = (page) => page.waitForFunction(() => {
     const cs = [...document.querySelectorAll('canvas[data-canvas]')];
     return cs.length > 0 && cs.every((c) => c.dataset.draws) && !document.querySelector('[aria-busy="true"]');
-  }, null, { timeout: 30000 });
+  }, null, { timeout: 60000 });
+  // What a page that did not finish was still waiting for.
+  const waitingFor = (page) => page.evaluate(() => JSON.stringify({
+    undrawn: [...document.querySelectorAll('canvas[data-canvas]')].filter((c) => !c.dataset.draws).map((c) => c.dataset.canvas),
+    busy: [...document.querySelectorAll('[aria-busy="true"]')].map((e) => e.closest('[data-figure]')?.dataset.figure ?? e.tagName),
+    worker: document.documentElement.dataset.worker ?? 'not started',
+  })).catch((e) => `(unreadable: ${e.message.split('\n')[0]})`);
   let next = 0;
   await Promise.all(lanes.map(async (p) => {
     while (next < queries.length && failures.length < 10) {
@@ -149,7 +157,7 @@ test(`${QUERIES} hostile query strings: no error, no NaN or infinity shown, ever
         await p.page.goto(env.site.url + query);
         await ready(p.page);
       } catch (e) {
-        failures.push(`${query.slice(0, 300)}: did not finish drawing (${e.message.split('\n')[0]})`);
+        failures.push(`${query.slice(0, 300)}: did not finish drawing (${e.message.split('\n')[0]}); waiting for ${await waitingFor(p.page)}; errors: ${p.errors.join('; ').slice(0, 300)}`);
         continue;
       }
       const { problems, noticed } = await problemsOnPage(p.page);
