@@ -11,8 +11,8 @@ const ONLY = process.argv[3] ?? '';
 // A drag of the depth slider up and down 28…36, of the gain 0.70…1.30, and seeds never seen.
 const DRAG_DEPTHS = [28, 29, 30, 31, 32, 33, 34, 35, 36, 35, 34, 33, 32, 31, 30, 29];
 const DRAG_GAINS = [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.25, 1.2, 1.15, 1.1, 1.05, 1, 0.95, 0.9, 0.85, 0.8, 0.75];
-// Jumps around 32, never to a depth next to one computed lately.
-const JUMP_DEPTHS = [24, 40, 26, 38, 28, 36, 30, 34, 25, 39, 27, 37, 29, 35, 31, 33];
+// Every gain of the slider, upwards: none of them kept when it comes round again.
+const EVERY_GAIN = Array.from({ length: 36 }, (_, i) => Math.round((0.25 + 0.05 * i) * 100) / 100);
 const NEW_SEEDS = Array.from({ length: 400 }, (_, i) => 100 + i);
 
 // For each figure, the controls to move, the slider positions to alternate between, and
@@ -40,13 +40,12 @@ const CASES = [
   { figure: 'multi-head', control: 'mhh', positions: [7, 8], query: '?rn=256&mhd=128&mhh=8', label: 'heaviest (d = 128, h = 8, 64 tokens shown)' },
   { figure: 'lora', control: 'lr', positions: [7, 9], query: '' },
   // Pass 4 keeps the profiles it computed last (RecentProfiles::KEEP = 16) and, once idle,
-  // computes the depths next to the one shown. The drag rows move by one step, as a
-  // slider does; the jump rows never land next to a depth computed lately; gain and seed
-  // cycle through more values than are kept; one row returns to depths just computed.
-  { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '' },
-  { figure: 'gradient-flow', control: 'depth', positions: JUMP_DEPTHS, query: '', label: 'default, jumps (no stack computed before)' },
+  // computes the depths next to the one shown; its rows are split into the changes that
+  // computed a stack and those whose stack was ready (the figure's data-source says).
+  { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '', label: 'default (a drag 28…36 and back)' },
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '', label: 'default, revisiting two depths (profiles kept)' },
-  { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '' },
+  { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '', label: 'default (a drag 0.70…1.30 and back)' },
+  { figure: 'gradient-flow', control: 'gain', positions: EVERY_GAIN, query: '', label: 'default (every gain 0.25…2 in turn)' },
   { figure: 'gradient-flow', control: 'res', positions: [], query: '', label: 'default (residual on and off: two states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'norm', positions: ['post', 'pre', 'none'], query: '', event: 'change', label: 'default (norm placement: three states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'sseed', positions: NEW_SEEDS, query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },
@@ -105,6 +104,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
     const input = document.querySelector(`[data-figure="${figure}"] [data-control="${control}"]`) ?? document.querySelector(`[data-control="${control}"]`);
     const canvases = [...document.querySelectorAll(`[data-figure="${figure}"] canvas[data-canvas]`)];
     const times = [];
+    const sources = [];
     // Also: the start of the first frame after the redraw, which paints it (what the
     // reader sees; a figure drawn early in a frame can still wait for other work).
     const painted = [];
@@ -135,16 +135,28 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
       if (redrawn.length) {
         const drawn = Math.max(...redrawn.map((c) => parseFloat(c.dataset.drawnAt)));
         times.push(drawn - t0);
+        // Pass 4 says whether its profile was computed for this change or was ready.
+        sources.push(document.querySelector(`[data-figure="${figure}"] [data-source]`)?.dataset.source ?? 'computed');
         // The first frame that began after the last canvas was drawn shows it.
         const shown = frames.find((ts) => ts >= drawn);
         if (shown !== undefined) painted.push(shown - t0);
       }
     }
     obs.disconnect();
-    return { times, longest, painted };
+    return { times, longest, painted, sources };
   }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES, event: c.event ?? 'input' });
   const t = result.times;
   if (!t.length) { console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | no redraw | | | | |`); continue; }
-  console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | ${quantile(t, 0.5).toFixed(2)} | ${quantile(t, 0.95).toFixed(2)} | ${Math.max(...t).toFixed(2)} | ${result.painted.length ? quantile(result.painted, 0.95).toFixed(2) : '—'} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
+  const row = (label, xs) => console.log(`| ${c.figure} | ${c.control} | ${label} | ${quantile(xs, 0.5).toFixed(2)} | ${quantile(xs, 0.95).toFixed(2)} | ${Math.max(...xs).toFixed(2)} | ${result.painted.length ? quantile(result.painted, 0.95).toFixed(2) : '—'} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
+  const ready = t.filter((_, i) => result.sources[i] === 'ready');
+  const computed = t.filter((_, i) => result.sources[i] !== 'ready');
+  // Pass 4 keeps and computes ahead: time the changes that had to compute apart from
+  // those whose profile was ready (kept from earlier, or computed ahead while idle).
+  if (ready.length && computed.length) {
+    row(`${c.label ?? 'default'}: computed (${computed.length} of ${t.length})`, computed);
+    row(`${c.label ?? 'default'}: ready (${ready.length} of ${t.length})`, ready);
+  } else {
+    row(`${c.label ?? 'default'}${ready.length ? ' (all ready)' : ''}`, t);
+  }
 }
 await env.close();

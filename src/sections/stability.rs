@@ -148,6 +148,19 @@ pub struct AsyncProfile {
     pub result: RwSignal<Option<(usize, GradientProfile)>>,
     /// True while a newer request is still being computed.
     pub busy: RwSignal<bool>,
+    /// Whether the profile shown was ready when it was asked for (kept from earlier, or
+    /// computed ahead), rather than computed for the request. Shown as `data-source`.
+    pub was_ready: RwSignal<bool>,
+}
+
+/// `data-source` of a figure's readouts: `ready` if every profile it shows was ready
+/// when asked for, `computed` if one had to be computed (benchmarks tell them apart).
+pub fn source_of(runs: &[AsyncProfile]) -> &'static str {
+    if runs.iter().all(|r| r.was_ready.get()) {
+        "ready"
+    } else {
+        "computed"
+    }
 }
 
 /// Profiles of the stacks computed most recently, shared by the Pass 4 figures: at the
@@ -286,29 +299,9 @@ impl TapeSlot {
     }
 }
 
-thread_local! {
-    /// When the last Pass 4 request was made: one input makes up to three at once.
-    static LAST_REQUEST_MS: std::cell::Cell<f64> = const { std::cell::Cell::new(f64::NEG_INFINITY) };
-}
-
-/// Whether another request was made in the same moment as this one (by the same input),
-/// noting this one. A request that comes second lets the first one's figure be drawn
-/// before it takes its own first slice: otherwise the first figure's drawing, queued
-/// behind it, would wait for that slice too.
-fn second_in_its_moment() -> bool {
-    let now = now_ms();
-    LAST_REQUEST_MS.with(|last| now - last.replace(now) < 4.0)
-}
-
-/// Speculative work (the depths next to the one shown) runs in slices this short, so a
-/// new request waits at most about this long for the main thread.
-pub const SPECULATIVE_SLICE_MS: f64 = 3.0;
-
 /// Keeps a profile of `shape` at `depth` up to date while `active` (the figure is on
-/// screen). The tape is kept across depths; finished profiles are shared through the
-/// model's [`RecentProfiles`]; and once the requested profile is shown, while nothing
-/// newer is asked, the depths one below and one above are computed too, so that a
-/// slider moved by one step finds its stack ready.
+/// screen). The tape is kept across depths, and finished profiles are shared through the
+/// model's [`RecentProfiles`].
 pub fn use_gradient_profile(
     shape: Memo<StackShape>,
     depth: Memo<usize>,
@@ -318,13 +311,15 @@ pub fn use_gradient_profile(
     let (bank, recent) = (model.bank, model.recent);
     let result = RwSignal::new(None::<(usize, GradientProfile)>);
     let busy = RwSignal::new(false);
+    let was_ready = RwSignal::new(false);
     let generation = StoredValue::new(0u64);
     let requested = StoredValue::new(None::<(StackShape, usize)>);
     let slot = TapeSlot::new();
     let done_for = StoredValue::new(None::<(StackShape, usize)>);
-    let show = move |key: (StackShape, usize), profile: GradientProfile| {
+    let show = move |key: (StackShape, usize), profile: GradientProfile, ready: bool| {
         let l = key.1;
         done_for.set_value(Some(key));
+        was_ready.set(ready);
         result.set(Some((l, profile)));
         busy.set(false);
     };
@@ -345,19 +340,12 @@ pub fn use_gradient_profile(
             return;
         }
         if let Known::Done(p) = recent.with_value(|r| r.lookup(&key)) {
-            show(key, p);
+            show(key, p, true);
             return;
         }
         busy.set(true);
-        let wait_for_the_first = second_in_its_moment();
         spawn_local(async move {
             let current = move || generation.try_get_value() == Some(my_gen);
-            if wait_for_the_first {
-                yield_to_browser().await;
-                if !current() {
-                    return;
-                }
-            }
             let asked = move |k: &(StackShape, usize)| {
                 current() || requested.try_with_value(|r| r.as_ref() == Some(k)) == Some(true)
             };
@@ -366,7 +354,7 @@ pub fn use_gradient_profile(
                 match recent.with_value(|r| r.lookup(&key)) {
                     Known::Done(p) => {
                         if current() {
-                            show(key, p);
+                            show(key, p, false);
                         }
                         return;
                     }
@@ -395,41 +383,16 @@ pub fn use_gradient_profile(
             };
             recent.update_value(|r| r.finish(key.clone(), profile.clone()));
             if requested.with_value(|r| r.as_ref() == Some(&key)) {
-                show(key.clone(), profile);
-            }
-            // Speculative: the neighbouring depths, while nothing newer is asked.
-            let (s, l) = key;
-            for next in [l + 1, l - 1] {
-                let near = (s.clone(), next);
-                if !(1..=MAX_DEPTH).contains(&next)
-                    || recent.with_value(|r| r.lookup(&near)) != Known::Unknown
-                {
-                    continue;
-                }
-                // Let the shown profile paint first.
-                yield_to_browser().await;
-                if !current() {
-                    break;
-                }
-                recent.update_value(|r| r.begin(near.clone()));
-                let k = near.clone();
-                let start = now_ms() + SPECULATIVE_SLICE_MS;
-                match run_stack(&mut t, next, bank, start, SPECULATIVE_SLICE_MS, move || {
-                    asked(&k)
-                })
-                .await
-                {
-                    Some(p) => recent.update_value(|r| r.finish(near, p)),
-                    None => {
-                        recent.update_value(|r| r.abandon(&near));
-                        break;
-                    }
-                }
+                show(key.clone(), profile, false);
             }
             slot.give_back(t);
         });
     });
-    AsyncProfile { result, busy }
+    AsyncProfile {
+        result,
+        busy,
+        was_ready,
+    }
 }
 
 /// The depth sweep: bottom/top ratio at each depth of [`SWEEP_DEPTHS`] for each wiring
@@ -850,7 +813,7 @@ pub fn GradientFlowFigure(
             </div>
             <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
             <Chart name="gradient-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
-            <div class="readouts" aria-busy=move || run.busy.get().to_string()>
+            <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=ratio_format />
                 <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map(|(d, _)| *d as f64).unwrap_or(0.0))) format=whole />
                 <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=norm_format />
@@ -968,7 +931,7 @@ pub fn GradientAbFigure(
                 <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", ratio_format(rb.get()))) max_width=760.0 height=32.0 />
             </div>
             <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
-            <div class="readouts" aria-busy=move || (run_a.busy.get() || run_b.busy.get()).to_string()>
+            <div class="readouts" aria-busy=move || (run_a.busy.get() || run_b.busy.get()).to_string() data-source=move || source_of(&[run_a, run_b])>
                 <Readout name="grad-ratio-a" label="A: bottom / top" value=ra format=ratio_format />
                 <Readout name="grad-ratio-b" label="B: bottom / top" value=rb format=ratio_format />
             </div>

@@ -195,38 +195,3 @@ test('a depth computed again shows what it showed first, and the shared stack ag
   assert.deepEqual(p.errors, []);
   await p.close();
 });
-
-test('once idle, the depths next to the one shown are ready: a one-step move is drawn without computing', async () => {
-  const p = await openPage(env);
-  await p.goto('');
-  await computed(p.page);
-  const slider = control('gradient-flow', 'depth');
-  for (const [key, depth] of [['ArrowRight', 33], ['ArrowLeft', 32], ['ArrowLeft', 31]]) {
-    // Idle time for the neighbouring depths (each about 10 ms here; allow plenty).
-    await p.page.waitForTimeout(1000);
-    await p.page.focus(slider);
-    const busySeen = await p.page.evaluate(async (key) => {
-      let busy = false;
-      const box = document.querySelector('[data-figure="gradient-flow"] .readouts');
-      const watch = new MutationObserver(() => { busy ||= box.getAttribute('aria-busy') === 'true'; });
-      watch.observe(box, { attributes: true, attributeFilter: ['aria-busy'] });
-      const slider = document.querySelector('[data-figure="gradient-flow"] [data-control="depth"]');
-      slider.value = String(Number(slider.value) + (key === 'ArrowRight' ? 1 : -1));
-      slider.dispatchEvent(new Event('input', { bubbles: true }));
-      await new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
-      watch.disconnect();
-      return busy;
-    }, key);
-    assert.equal(busySeen, false, `depth ${depth} came from the kept profiles`);
-    assert.equal(await readout(p.page, 'depth'), depth);
-  }
-  // And what was computed ahead is what computing it now gives.
-  const ahead = await figureState(p.page, 'gradient-flow');
-  const q = await openPage(env);
-  await q.goto('?depth=31');
-  await computed(q.page);
-  assert.equal(await figureState(q.page, 'gradient-flow'), ahead);
-  assert.deepEqual(p.errors, []);
-  await p.close();
-  await q.close();
-});
