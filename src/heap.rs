@@ -74,6 +74,7 @@ mod tests {
     use super::*;
 
     fn layout(size: usize) -> Layout {
+        // Test only: align 8 is a power of two and the sizes are small, so this cannot fail.
         Layout::from_size_align(size, 8).expect("a valid layout")
     }
 

@@ -247,6 +247,7 @@ mod tests {
             assert_eq!(out.get(1), Some(&0.0), "{bad:?}");
         }
         // Oversized requests are clamped, not honoured.
+        // Test only: a well-formed request; a panic would be the test's failure report.
         let (_, job) = Job::decode(&[1.0, 1.0, 3.0, 1e9, 1e9]).unwrap();
         assert_eq!(
             job,
@@ -277,6 +278,7 @@ mod tests {
                 n: 12,
                 k,
             };
+            // Test only: the worker's own answer to a valid job always decodes.
             let answer = decode_target(&respond(&job.encode(2), &mut cache)[2..]).unwrap();
             let t = target_pattern(Pattern::Random(4), 12);
             assert!((answer.approx - best_rank_k(&t, k)).norm() < 1e-12);

@@ -1047,6 +1047,7 @@ mod tests {
     #[test]
     fn set_clamps_like_the_url_does() {
         let mut p = Params::default();
+        // Test only: `n` is a known integer key, so set accepts it (500 is clamped).
         p.set("n", Value::Int(500)).unwrap();
         assert_eq!(p.int("n"), 64);
         assert_eq!(
@@ -1134,6 +1135,8 @@ mod tests {
         #[test]
         fn written_queries_parse_back_to_the_same_state(n in 2i64..=64, e in 0u32..=10, a in 0.05f64..50.0, seed in 0i64..999_999) {
             let mut p = Params::default();
+            // Test only: set fails only on an unknown key or a wrong type; these are known keys
+            // with values of their own type (out-of-range values are clamped, not refused).
             p.set("n", Value::Int(n)).unwrap();
             p.set("dk", Value::Int(1 << e)).unwrap();
             p.set("alpha", Value::Float(a)).unwrap();
