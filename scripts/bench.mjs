@@ -150,8 +150,8 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   const row = (label, xs) => console.log(`| ${c.figure} | ${c.control} | ${label} | ${quantile(xs, 0.5).toFixed(2)} | ${quantile(xs, 0.95).toFixed(2)} | ${Math.max(...xs).toFixed(2)} | ${result.painted.length ? quantile(result.painted, 0.95).toFixed(2) : '—'} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
   const ready = t.filter((_, i) => result.sources[i] === 'ready');
   const computed = t.filter((_, i) => result.sources[i] !== 'ready');
-  // Pass 4 keeps and computes ahead: time the changes that had to compute apart from
-  // those whose profile was ready (kept from earlier, or computed ahead while idle).
+  // Pass 4 keeps recent profiles: time the changes that had to compute apart from those
+  // whose profile was ready (kept from earlier).
   if (ready.length && computed.length) {
     row(`${c.label ?? 'default'}: computed (${computed.length} of ${t.length})`, computed);
     row(`${c.label ?? 'default'}: ready (${ready.length} of ${t.length})`, ready);

@@ -148,8 +148,8 @@ pub struct AsyncProfile {
     pub result: RwSignal<Option<(usize, GradientProfile)>>,
     /// True while a newer request is still being computed.
     pub busy: RwSignal<bool>,
-    /// Whether the profile shown was ready when it was asked for (kept from earlier, or
-    /// computed ahead), rather than computed for the request. Shown as `data-source`.
+    /// Whether the profile shown was ready when it was asked for (kept from earlier),
+    /// rather than computed for the request. Shown as `data-source`.
     pub was_ready: RwSignal<bool>,
 }
 
@@ -222,14 +222,13 @@ impl RecentProfiles {
 }
 
 /// Runs the stack `t` to depth `l` (only the blocks it lacks) and backward, in slices:
-/// the first ends at `first_end`, later ones `slice_ms` after they begin, with a yield to
-/// the browser between them. None as soon as `wanted()` is false after a yield.
+/// the first ends at `first_end`, later ones [`SLICE_MS`] after they begin, with a yield
+/// to the browser between them. None as soon as `wanted()` is false after a yield.
 async fn run_stack(
     t: &mut Tape,
     l: usize,
     bank: StoredValue<WeightBank>,
     first_end: f64,
-    slice_ms: f64,
     wanted: impl Fn() -> bool,
 ) -> Option<GradientProfile> {
     let mut end = first_end;
@@ -240,7 +239,7 @@ async fn run_stack(
             if !wanted() {
                 return None;
             }
-            end = now_ms() + slice_ms;
+            end = now_ms() + SLICE_MS;
         }
     }
     let mut back = t.backward(l);
@@ -250,7 +249,7 @@ async fn run_stack(
             if !wanted() {
                 return None;
             }
-            end = now_ms() + slice_ms;
+            end = now_ms() + SLICE_MS;
         }
     }
     Some(back.profile(t))
@@ -375,8 +374,7 @@ pub fn use_gradient_profile(
             // The first slice may use most of the frame; later ones stay short.
             let first_end = now_ms() + FIRST_SLICE_MS;
             let k = key.clone();
-            let Some(profile) =
-                run_stack(&mut t, key.1, bank, first_end, SLICE_MS, move || asked(&k)).await
+            let Some(profile) = run_stack(&mut t, key.1, bank, first_end, move || asked(&k)).await
             else {
                 recent.update_value(|r| r.abandon(&key));
                 return slot.give_back(t);
