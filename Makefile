@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup serve test dist bench baselines native-test component-test e2e fmt
+.PHONY: setup serve test dist bench baselines fonts native-test component-test e2e fmt
 
 setup:
 	@scripts/setup.sh
@@ -27,6 +27,10 @@ bench: dist
 ## Rewrite the visual-regression baselines in tests/visual/ on purpose (then commit them).
 baselines: dist
 	UPDATE_BASELINES=1 node --test tests/e2e/visual.test.mjs
+
+## Cut KaTeX's fonts down to the characters the formulas show, into assets/fonts/ (then commit them).
+fonts:
+	@scripts/subset-fonts.sh
 
 native-test:
 	cargo test

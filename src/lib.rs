@@ -7,6 +7,34 @@
 pub mod formulas {
     //! KaTeX markup rendered at build time by build.rs from src/formulas_tex.rs.
     include!(concat!(env!("OUT_DIR"), "/formulas.rs"));
+
+    /// Every character that the text of `markup` (outside its tags) can show, with the
+    /// entities KaTeX writes (`&amp;`, `&lt;`, `&gt;`, `&quot;`, `&#x27;`) decoded. The
+    /// page's KaTeX fonts are cut down to these (`make fonts`).
+    pub fn characters_shown(markup: &str) -> std::collections::BTreeSet<char> {
+        let mut text = String::new();
+        let mut inside_tag = false;
+        for c in markup.chars() {
+            match c {
+                '<' => inside_tag = true,
+                '>' => inside_tag = false,
+                _ if !inside_tag => text.push(c),
+                _ => {}
+            }
+        }
+        let decoded = text
+            .replace("&lt;", "<")
+            .replace("&gt;", ">")
+            .replace("&quot;", "\"")
+            .replace("&#x27;", "'")
+            .replace("&amp;", "&");
+        decoded.chars().filter(|c| !c.is_control()).collect()
+    }
+
+    /// [`characters_shown`] over every formula of the page.
+    pub fn characters_of_all_formulas() -> std::collections::BTreeSet<char> {
+        ALL.iter().flat_map(|m| characters_shown(m)).collect()
+    }
 }
 pub mod app;
 pub mod heap;

@@ -41,3 +41,22 @@ fn a_struts_height_survives_as_an_important_declaration() {
         .lines()
         .any(|l| l.contains("height:") && l.contains("!important")));
 }
+
+#[test]
+fn the_subset_fonts_cover_every_character_a_formula_shows() {
+    let recorded = std::fs::read_to_string("assets/font-chars.txt").expect("font-chars.txt");
+    let missing: String = handwave::formulas::characters_of_all_formulas()
+        .into_iter()
+        .filter(|c| !recorded.contains(*c))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "formulas show {missing:?}, which assets/fonts/ was not cut for: run `make fonts`"
+    );
+}
+
+#[test]
+fn characters_shown_are_the_text_outside_tags_with_entities_decoded() {
+    let shown = handwave::formulas::characters_shown("<span class=\"x\">a&lt;b</span> &amp;");
+    assert_eq!(shown.into_iter().collect::<String>(), " &<ab");
+}

@@ -26,6 +26,40 @@ test('the page loads under a sub-path with no error, every figure drawn, formula
   await p.close();
 });
 
+test('every glyph of every formula comes from a KaTeX font (the cut-down fonts miss none)', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  await p.page.evaluate(() => document.fonts.ready);
+  const cdp = await p.context.newCDPSession(p.page);
+  await cdp.send('DOM.enable');
+  await cdp.send('CSS.enable');
+  const { root } = await cdp.send('DOM.getDocument', { depth: 0 });
+  // Elements of KaTeX's visible layout that hold text themselves.
+  const marked = await p.page.evaluate(() => {
+    let n = 0;
+    for (const el of document.querySelectorAll('.katex-html *')) {
+      if ([...el.childNodes].some((c) => c.nodeType === 3 && c.textContent.trim())) { el.setAttribute('data-glyph-check', String(n)); n += 1; }
+    }
+    return n;
+  });
+  assert.ok(marked > 300, `formulas hold text (${marked} elements)`);
+  const { nodeIds } = await cdp.send('DOM.querySelectorAll', { nodeId: root.nodeId, selector: '[data-glyph-check]' });
+  const fallbacks = [];
+  let glyphs = 0;
+  const texts = await p.page.$$eval('[data-glyph-check]', (els) => els.map((e) => e.textContent));
+  for (const [i, nodeId] of nodeIds.entries()) {
+    const { fonts } = await cdp.send('CSS.getPlatformFontsForNode', { nodeId });
+    for (const f of fonts) {
+      glyphs += f.glyphCount;
+      if (!f.isCustomFont || !f.familyName.startsWith('KaTeX')) fallbacks.push(`${f.familyName} for ${JSON.stringify(texts[i])}`);
+    }
+  }
+  assert.deepEqual([...new Set(fallbacks)], [], 'a glyph fell back to another font: run `make fonts`');
+  assert.ok(glyphs > 300, `glyphs drawn: ${glyphs}`);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('moving a control writes the URL (replacing history) and a reload restores it', async () => {
   const p = await openPage(env);
   await p.goto('');
