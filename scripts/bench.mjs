@@ -85,6 +85,20 @@ for (const r of responses) console.log(`| ${r.url.replace(env.site.url, '')} | $
 console.log(`| **total (${responses.length} files)** | **${kb(raw)}** | **${kb(gz)}** |\n`);
 console.log(`Navigation → first figure drawn: ${firstFigureMs.toFixed(0)} ms (all figures and fonts: ${wallMs} ms wall).\n`);
 
+// The arithmetic alone, without the page: one default Pass 4 stack (depth 32) forward and
+// backward in this browser's wasm (the page's export time_gradient_stack), 10 × 30 runs.
+{
+  const arith = await context.newPage();
+  await arith.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail.wasm; }));
+  await arith.goto(env.site.url + '?embed=jacobian');
+  await arith.waitForFunction(() => window.__wasm);
+  const runs = [];
+  for (let i = 0; i < 10; i++) runs.push(await arith.evaluate(() => window.__wasm.time_gradient_stack(32, 30)));
+  runs.sort((a, b) => a - b);
+  console.log(`Pass 4 arithmetic alone (one default 32-block stack, forward and backward, in wasm): ${runs[0].toFixed(2)} ms at best, ${runs[5].toFixed(2)} ms median.\n`);
+  await arith.close();
+}
+
 console.log(`## Control → redraw (${CHANGES} changes each; time from the input event to the last canvas of the figure redrawn)\n`);
 console.log('| figure | control | setting | p50 ms | p95 ms | max ms | shown p95 ms | longest task ms |\n|---|---|---|---:|---:|---:|---:|---:|');
 for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
