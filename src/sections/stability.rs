@@ -292,9 +292,24 @@ impl TapeSlot {
         )
     }
 
-    fn give_back(self, t: Tape) {
-        self.tape.try_set_value(Some(t));
+    /// Returns the tape, or lets it go when the figure now wants another shape: a tape
+    /// holds every block's activations, tens of MB for the largest stacks, and a shape
+    /// no longer asked for must not keep them alive.
+    fn give_back(self, t: Tape, still_wanted: bool) {
+        self.tape.try_set_value(still_wanted.then_some(t));
         self.lent.try_set_value(false);
+    }
+
+    /// Lets a kept tape of another shape than `shape` go (one that no task holds).
+    fn forget_unless(self, shape: &StackShape) {
+        if self.lent.try_get_value() == Some(false)
+            && self
+                .tape
+                .try_with_value(|t| t.as_ref().is_some_and(|t| t.shape != *shape))
+                == Some(true)
+        {
+            self.tape.try_set_value(None);
+        }
     }
 }
 
@@ -336,9 +351,11 @@ pub fn use_gradient_profile(
         requested.set_value(Some(key.clone()));
         if done_for.with_value(|d| d.as_ref() == Some(&key)) {
             busy.set(false);
+            slot.forget_unless(&key.0);
             return;
         }
         if let Known::Done(p) = recent.with_value(|r| r.lookup(&key)) {
+            slot.forget_unless(&key.0);
             show(key, p, true);
             return;
         }
@@ -374,16 +391,19 @@ pub fn use_gradient_profile(
             // The first slice may use most of the frame; later ones stay short.
             let first_end = now_ms() + FIRST_SLICE_MS;
             let k = key.clone();
+            let same_shape = move |k: &(StackShape, usize)| {
+                requested.try_with_value(|r| r.as_ref().map(|r| &r.0) == Some(&k.0)) == Some(true)
+            };
             let Some(profile) = run_stack(&mut t, key.1, bank, first_end, move || asked(&k)).await
             else {
                 recent.update_value(|r| r.abandon(&key));
-                return slot.give_back(t);
+                return slot.give_back(t, same_shape(&key));
             };
             recent.update_value(|r| r.finish(key.clone(), profile.clone()));
             if requested.with_value(|r| r.as_ref() == Some(&key)) {
                 show(key.clone(), profile, false);
             }
-            slot.give_back(t);
+            slot.give_back(t, same_shape(&key));
         });
     });
     AsyncProfile {
