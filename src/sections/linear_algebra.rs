@@ -212,39 +212,53 @@ pub const TARGET_SCALE: ColorScale = ColorScale {
     max: 1.0,
 };
 
-/// Sends the job `request()` describes whenever it changes, and writes its decoded answer
-/// into `out` if it is still the latest request when it arrives (`None` meanwhile).
-fn offload_latest<T: Send + Sync + 'static>(
+/// The decoded answer to the job `request()` describes, while `active`: computed in the
+/// memo itself when the job is small ([`Job::runs_inline`]), so whatever draws it draws
+/// once per change with the answer already there; otherwise sent to the worker whenever it
+/// changes and `None` until the answer to the latest request arrives. While not `active`
+/// it keeps what it had.
+fn offload_latest<T: Clone + PartialEq + Send + Sync + 'static>(
     request: impl Fn() -> Job + Send + Sync + 'static,
-    out: RwSignal<Option<T>>,
     decode: fn(&Job, &[f64]) -> Option<T>,
     active: RwSignal<bool>,
-) {
-    let latest = StoredValue::new(None::<Job>);
+) -> Memo<Option<T>> {
+    let request = Memo::new(move |_| request());
+    let from_worker = RwSignal::new(None::<(Job, T)>);
+    let sent = StoredValue::new(None::<Job>);
     Effect::new(move |_| {
         // Only for a figure a reader can see: the worker (and its 47 KiB) is not even
         // fetched until Pass 3 comes near the screen.
         if !active.get() {
             return;
         }
-        let job = request();
-        if latest.with_value(|l| l.as_ref() == Some(&job)) {
+        let job = request.get();
+        if job.runs_inline() || sent.with_value(|l| l.as_ref() == Some(&job)) {
             return;
         }
-        latest.set_value(Some(job.clone()));
-        if job.runs_inline() {
-            // Small: answered in this frame, without the worker's round trip.
-            out.set(decode(&job, &answer_now(&job)));
-            return;
-        }
-        out.set(None);
+        sent.set_value(Some(job.clone()));
         let asked = job.clone();
         submit(job, move |payload| {
-            if latest.with_value(|l| l.as_ref() == Some(&asked)) {
-                out.set(decode(&asked, &payload));
+            if request.with_untracked(|latest| *latest == asked) {
+                if let Some(answer) = decode(&asked, &payload) {
+                    from_worker.set(Some((asked, answer)));
+                }
             }
         });
     });
+    Memo::new(move |prev: Option<&Option<T>>| {
+        if !active.get() {
+            return prev.cloned().flatten();
+        }
+        let job = request.get();
+        if job.runs_inline() {
+            // Small: answered in this frame, without the worker's round trip.
+            return decode(&job, &answer_now(&job));
+        }
+        from_worker.with(|answer| match answer {
+            Some((answered, value)) if *answered == job => Some(value.clone()),
+            _ => None,
+        })
+    })
 }
 
 /// Everything Pass 3 computes, as memos over the URL state.
@@ -264,11 +278,11 @@ pub struct LinearAlgebraModel {
     pub target_on_screen: RwSignal<bool>,
     pub scores: Memo<ScoreRank>,
     /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
-    pub attention: RwSignal<Option<Spectrum>>,
+    pub attention: Memo<Option<Spectrum>>,
     pub k: Memo<usize>,
     pub target: Memo<DMatrix<f64>>,
     /// σ(T) and T_k for the current target and k, from the worker; `None` while computing.
-    pub target_answer: RwSignal<Option<TargetAnswer>>,
+    pub target_answer: Memo<Option<TargetAnswer>>,
     /// The last answer drawn (kept while a newer one is computed, so nothing flickers).
     pub shown_answer: Memo<TargetAnswer>,
     pub approx: Memo<DMatrix<f64>>,
@@ -301,14 +315,12 @@ impl LinearAlgebraModel {
         let target_id = state.choice("target");
         let target =
             Memo::new(move |_| target_pattern(pattern_of(target_id.get(), seed.get()), n.get()));
-        let attention = RwSignal::new(None::<Spectrum>);
-        offload_latest(
+        let attention = offload_latest(
             move || Job::AttentionSpectrum {
                 seed: seed.get(),
                 n: n.get(),
                 d_k: d_k.get(),
             },
-            attention,
             |job, payload| match job {
                 Job::AttentionSpectrum { n, .. } if payload.len() == *n => {
                     Some(Spectrum::of(payload.to_vec(), *n))
@@ -318,14 +330,12 @@ impl LinearAlgebraModel {
             score_on_screen,
         );
         let target_on_screen = RwSignal::new(false);
-        let target_answer = RwSignal::new(None::<TargetAnswer>);
-        offload_latest(
+        let target_answer = offload_latest(
             move || Job::TargetApproximation {
                 pattern: pattern_of(target_id.get(), seed.get()),
                 n: n.get(),
                 k: k.get(),
             },
-            target_answer,
             |_, payload| decode_target(payload),
             target_on_screen,
         );

@@ -202,3 +202,31 @@ test('the decompositions run in a Web Worker, not on the page', async () => {
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('a change of n or d_k draws each score-rank canvas once, with rank A already there', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  await p.page.$eval('[data-figure="score-rank"]', (f) => f.scrollIntoView({ block: 'start' }));
+  await settle(p.page);
+  for (const [control, values] of [['rn', ['31', '33']], ['rdk', ['3', '5']]]) {
+    const counts = await p.page.evaluate(async ({ control, values }) => {
+      const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+      const canvases = [...document.querySelectorAll('[data-figure="score-rank"] canvas[data-canvas]')];
+      const input = document.querySelector(`[data-figure="score-rank"] [data-control="${control}"]`);
+      const before = canvases.map((c) => Number(c.dataset.draws));
+      const rankShown = [];
+      for (let i = 0; i < 6; i++) {
+        input.value = values[i % 2];
+        input.dispatchEvent(new Event('input', { bubbles: true }));
+        for (let f = 0; f < 4; f++) await frame();
+        rankShown.push(document.querySelector('[data-readout="rank-a"]').dataset.value);
+      }
+      return { draws: canvases.map((c, k) => `${c.dataset.canvas}:${Number(c.dataset.draws) - before[k]}`), rankShown };
+    }, { control, values });
+    // n ≤ 64 is answered inline: one draw per change, never a second one for σ(A).
+    assert.deepEqual(counts.draws, ['score-rank:6', 'singular-values:6'], `${control}: ${counts.draws}`);
+    for (const r of counts.rankShown) assert.ok(Number.isFinite(Number(r)) && Number(r) >= 1, `rank A shown (${r})`);
+  }
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
