@@ -52,7 +52,13 @@ fn interpolate(anchors: &[u32], t: f64) -> Rgb {
     let lo = (pos.floor() as usize).min(anchors.len() - 2);
     let frac = pos - lo as f64;
     let (a, b) = (hex(anchors[lo]), hex(anchors[lo + 1]));
-    let mix = |i: usize| (a[i] + (b[i] - a[i]) * frac).round().clamp(0.0, 255.0) as u8;
+    // Rounds half up (the channel is never negative): `floor` is one wasm instruction,
+    // where `round` (half away from zero) is a call into libm, once per channel per cell.
+    let mix = |i: usize| {
+        (a[i] + (b[i] - a[i]) * frac + 0.5)
+            .floor()
+            .clamp(0.0, 255.0) as u8
+    };
     Rgb(mix(0), mix(1), mix(2))
 }
 

@@ -80,8 +80,12 @@ fn paint_offscreen(offscreen: &HtmlCanvasElement, grid: &Grid, scale: &ColorScal
     if grid.rows == 0 || grid.cols == 0 {
         return None;
     }
-    offscreen.set_width(grid.cols as u32);
-    offscreen.set_height(grid.rows as u32);
+    // Resize only when the grid's shape changes: setting a canvas's size reallocates and
+    // clears it, and putImageData replaces every pixel (alpha included) anyway.
+    if offscreen.width() != grid.cols as u32 || offscreen.height() != grid.rows as u32 {
+        offscreen.set_width(grid.cols as u32);
+        offscreen.set_height(grid.rows as u32);
+    }
     let buf = rgba_buffer(&grid.values, scale);
     let image = ImageData::new_with_u8_clamped_array_and_sh(
         Clamped(&buf[..]),
