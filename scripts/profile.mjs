@@ -1,6 +1,6 @@
 // Profiling aid (not a test): a CDP CPU profile of N changes of one control, printed as
 // the functions with the most self time. Build a dist that keeps wasm names first:
-//   sed 's/data-type="main"/data-type="main" data-keep-debug/' index.html > index-debug.html
+//   sed 's/data-type="main" data-wasm-opt="z"/data-type="main" data-keep-debug data-wasm-opt="0"/' index.html > index-debug.html
 //   trunk build index-debug.html --release --dist /tmp/distdbg
 // Usage: node scripts/profile.mjs <dist dir> <figure> <control> <pos1,pos2,...> [changes] [query]
 import { chromium } from 'playwright-core';

@@ -420,7 +420,6 @@ pub fn App() -> impl IntoView {
         }
     }
     sync_url(state);
-    crate::widgets::hooks::mark_page_shown();
 
     match view.embed {
         Some(figure) => {

@@ -6,20 +6,8 @@ use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{HtmlCanvasElement, HtmlElement};
 
-/// Set once the page has been shown (see [`mark_page_shown`]).
-static PAGE_SHOWN: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
-
-/// Called by the app one frame after it mounted: from then on an element that appears
-/// (a head cell added by a control) is not measured at once, which would force the
-/// browser to lay the page out in the middle of the change; its ResizeObserver reports
-/// its width after layout, before that frame is painted.
-pub fn mark_page_shown() {
-    request_animation_frame(|| PAGE_SHOWN.store(true, std::sync::atomic::Ordering::Relaxed));
-}
-
 /// The CSS-pixel width of an element, kept current by a ResizeObserver.
-/// Starts at `initial` until the element is measured: at once while the page is first
-/// built, by the observer's first report for an element added later.
+/// Starts at `initial` until the element is measured.
 pub fn use_element_width<E>(node: NodeRef<E>, initial: f64) -> ReadSignal<f64>
 where
     E: leptos::html::ElementType,
@@ -31,11 +19,9 @@ where
         let Ok(el) = el.dyn_into::<web_sys::Element>() else {
             return;
         };
-        if !PAGE_SHOWN.load(std::sync::atomic::Ordering::Relaxed) {
-            let measured = el.get_bounding_client_rect().width();
-            if measured > 0.0 {
-                set_width.set(measured);
-            }
+        let measured = el.get_bounding_client_rect().width();
+        if measured > 0.0 {
+            set_width.set(measured);
         }
         let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
             if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
