@@ -216,7 +216,7 @@ pub const TARGET_SCALE: ColorScale = ColorScale {
 /// memo itself when the job is small ([`Job::runs_inline`]), so whatever draws it draws
 /// once per change with the answer already there; otherwise sent to the worker whenever it
 /// changes and `None` until the answer to the latest request arrives. While not `active`
-/// it keeps what it had.
+/// nothing new is computed or sent (a small job keeps what it had).
 fn offload_latest<T: Clone + PartialEq + Send + Sync + 'static>(
     request: impl Fn() -> Job + Send + Sync + 'static,
     decode: fn(&Job, &[f64]) -> Option<T>,
@@ -246,14 +246,16 @@ fn offload_latest<T: Clone + PartialEq + Send + Sync + 'static>(
         });
     });
     Memo::new(move |prev: Option<&Option<T>>| {
-        if !active.get() {
-            return prev.cloned().flatten();
-        }
         let job = request.get();
         if job.runs_inline() {
+            if !active.get() {
+                return prev.cloned().flatten();
+            }
             // Small: answered in this frame, without the worker's round trip.
             return decode(&job, &answer_now(&job));
         }
+        // Always subscribed to the worker's answer: one that arrives after the figure left
+        // the screen is still shown when it comes back (and in its caption meanwhile).
         from_worker.with(|answer| match answer {
             Some((answered, value)) if *answered == job => Some(value.clone()),
             _ => None,
