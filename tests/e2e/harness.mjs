@@ -48,7 +48,9 @@ export async function settled(page) {
   await settle(page);
   // Heavy figures compute only near the screen: bring each one there once.
   await page.evaluate(async () => {
-    const frame = () => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(r)));
+    // Two frames, or 500 ms if the renderer stops producing frames (a page that never
+    // paints again must fail a later check, not hang the suite on an unbounded wait).
+    const frame = () => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 500); });
     for (const f of document.querySelectorAll('[data-figure]')) { f.scrollIntoView({ block: 'center' }); await frame(); }
     window.scrollTo(0, 0);
   });
@@ -58,7 +60,7 @@ export async function settled(page) {
 
 /** Waits until pending effects have run and two frames have painted. */
 export async function settle(page) {
-  await page.evaluate(() => new Promise((r) => requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20)))));
+  await page.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20))); setTimeout(r, 1000); }));
 }
 
 export async function readout(page, name) {
