@@ -204,7 +204,9 @@ impl UnitWeights {
     pub fn scaled(&self, gain: f64) -> BlockWeights {
         let w = |i: usize| {
             let z = &self.0[i];
-            z * (gain / (z.nrows() as f64).sqrt())
+            let k = gain / (z.nrows() as f64).sqrt();
+            let scaled: Vec<f64> = z.as_slice().iter().map(|v| v * k).collect();
+            DMatrix::from_vec(z.nrows(), z.ncols(), scaled)
         };
         let d = self.0[0].nrows();
         BlockWeights {
@@ -295,6 +297,54 @@ pub fn norm_of_parts(parts: &[&[f64]]) -> f64 {
     top * entries().map(|x| (x / top) * (x / top)).sum::<f64>().sqrt()
 }
 
+/// ‖XᵀG‖_F for X (T×a) and each G (T×b) of `gs`, without forming the a×b product when
+/// T is the small side: ‖XᵀG‖²_F = tr(GᵀXXᵀG) = Σ_ij (XXᵀ)_ij (GGᵀ)_ij, two T×T Gram
+/// matrices (XXᵀ formed once for all of `gs`). The product is formed instead when that
+/// is cheaper, when a Gram matrix is zero, huge, tiny or not finite (its diagonal
+/// outside 10^±120, where a product of entries could leave f64's range), and when the sum cancels
+/// (Σ (XXᵀ)_ij (GGᵀ)_ij < 10⁻⁴ Σ |(XXᵀ)_ij (GGᵀ)_ij|, where its rounding error could
+/// matter): in every case the answer is [`frobenius_norm`]`(XᵀG)` to about 10⁻¹⁰.
+pub fn product_frobenius_norms(x: &DMatrix<f64>, gs: &[&DMatrix<f64>]) -> Vec<f64> {
+    let (t, a) = x.shape();
+    let direct = |g: &DMatrix<f64>| frobenius_norm(&transpose_times(x, g));
+    let gram_x = Some(times_transpose(x, x)).filter(gram_safe);
+    gs.iter()
+        .map(|&g| {
+            let b = g.ncols();
+            let gram_is_cheaper = t * t * (a + b) < t * a * b;
+            let gram_g = || Some(times_transpose(g, g)).filter(gram_safe);
+            match (&gram_x, gram_is_cheaper && g.nrows() == t) {
+                (Some(xx), true) => match gram_g() {
+                    Some(gg) => {
+                        let (mut sum, mut magnitude) = (0.0, 0.0);
+                        for (p, q) in xx.as_slice().iter().zip(gg.as_slice()) {
+                            sum += p * q;
+                            magnitude += (p * q).abs();
+                        }
+                        if sum >= 1e-4 * magnitude {
+                            sum.sqrt()
+                        } else {
+                            direct(g)
+                        }
+                    }
+                    None => direct(g),
+                },
+                _ => direct(g),
+            }
+        })
+        .collect()
+}
+
+/// True when a Gram matrix MMᵀ is safe to multiply entrywise: its diagonal (the rows'
+/// squared norms, which bound every entry) is finite, and its largest lies in
+/// [10⁻¹²⁰, 10¹²⁰], so products of two entries stay normal f64s and what underflowed is
+/// negligible. NaN anywhere in M makes its diagonal NaN and fails too.
+fn gram_safe(gram: &DMatrix<f64>) -> bool {
+    let diagonal = (0..gram.nrows()).map(|i| gram[(i, i)]);
+    let top = diagonal.clone().fold(0.0_f64, f64::max);
+    diagonal.clone().all(f64::is_finite) && (1e-120..=1e120).contains(&top)
+}
+
 // ---------------------------------------------------------------------------------------
 // LayerNorm
 
@@ -309,20 +359,41 @@ pub struct LayerNormCache {
 /// σ = √(σ² + ε).
 pub fn layer_norm_forward(x: &DMatrix<f64>, p: &LayerNormParams) -> (DMatrix<f64>, LayerNormCache) {
     let (t, d) = x.shape();
-    let mut x_hat = DMatrix::zeros(t, d);
-    let mut inv_sigma = vec![0.0; t];
-    for i in 0..t {
-        let row = x.row(i);
-        let mu = row.sum() / d as f64;
-        let var = row.iter().map(|v| (v - mu) * (v - mu)).sum::<f64>() / d as f64;
-        let inv = 1.0 / (var + LN_EPS).sqrt();
-        inv_sigma[i] = inv;
-        for j in 0..d {
-            x_hat[(i, j)] = (x[(i, j)] - mu) * inv;
+    // Column-major storage: column j (feature j of every token) is one contiguous slice.
+    let columns = || x.as_slice().chunks_exact(t.max(1));
+    let mut mu = vec![0.0; t];
+    for column in columns() {
+        for (m, v) in mu.iter_mut().zip(column) {
+            *m += v;
         }
     }
-    let y = DMatrix::from_fn(t, d, |i, j| p.gamma[j] * x_hat[(i, j)] + p.beta[j]);
-    (y, LayerNormCache { x_hat, inv_sigma })
+    mu.iter_mut().for_each(|m| *m /= d as f64);
+    let mut var = vec![0.0; t];
+    for column in columns() {
+        for ((s, v), m) in var.iter_mut().zip(column).zip(&mu) {
+            *s += (v - m) * (v - m);
+        }
+    }
+    let inv_sigma: Vec<f64> = var
+        .iter()
+        .map(|s| 1.0 / (s / d as f64 + LN_EPS).sqrt())
+        .collect();
+    let mut x_hat = Vec::with_capacity(t * d);
+    let mut y = Vec::with_capacity(t * d);
+    for (j, column) in columns().enumerate() {
+        for ((v, m), inv) in column.iter().zip(&mu).zip(&inv_sigma) {
+            let h = (v - m) * inv;
+            x_hat.push(h);
+            y.push(p.gamma[j] * h + p.beta[j]);
+        }
+    }
+    (
+        DMatrix::from_vec(t, d, y),
+        LayerNormCache {
+            x_hat: DMatrix::from_vec(t, d, x_hat),
+            inv_sigma,
+        },
+    )
 }
 
 /// LayerNorm's backward pass: with g = dy ⊙ γ,
@@ -333,23 +404,36 @@ pub fn layer_norm_backward(
     p: &LayerNormParams,
 ) -> (DMatrix<f64>, LayerNormParams) {
     let (t, d) = dy.shape();
-    let mut dx = DMatrix::zeros(t, d);
+    let n = t.max(1);
+    let pairs = || {
+        dy.as_slice()
+            .chunks_exact(n)
+            .zip(cache.x_hat.as_slice().chunks_exact(n))
+    };
+    let (mut mean_g, mut mean_gx) = (vec![0.0; t], vec![0.0; t]);
     let mut grads = LayerNormParams {
         gamma: vec![0.0; d],
         beta: vec![0.0; d],
     };
-    for i in 0..t {
-        let g: Vec<f64> = (0..d).map(|j| dy[(i, j)] * p.gamma[j]).collect();
-        let mean_g = g.iter().sum::<f64>() / d as f64;
-        let mean_gx = (0..d).map(|j| g[j] * cache.x_hat[(i, j)]).sum::<f64>() / d as f64;
-        for j in 0..d {
-            let xh = cache.x_hat[(i, j)];
-            dx[(i, j)] = cache.inv_sigma[i] * (g[j] - mean_g - xh * mean_gx);
-            grads.gamma[j] += dy[(i, j)] * xh;
-            grads.beta[j] += dy[(i, j)];
+    for (j, (dy_col, xh_col)) in pairs().enumerate() {
+        for i in 0..t {
+            let g = dy_col[i] * p.gamma[j];
+            mean_g[i] += g;
+            mean_gx[i] += g * xh_col[i];
+            grads.gamma[j] += dy_col[i] * xh_col[i];
+            grads.beta[j] += dy_col[i];
         }
     }
-    (dx, grads)
+    mean_g.iter_mut().for_each(|m| *m /= d as f64);
+    mean_gx.iter_mut().for_each(|m| *m /= d as f64);
+    let mut dx = Vec::with_capacity(t * d);
+    for (j, (dy_col, xh_col)) in pairs().enumerate() {
+        for i in 0..t {
+            let g = dy_col[i] * p.gamma[j];
+            dx.push(cache.inv_sigma[i] * (g - mean_g[i] - xh_col[i] * mean_gx[i]));
+        }
+    }
+    (DMatrix::from_vec(t, d, dx), grads)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -420,14 +504,99 @@ pub fn mlp_backward(
     w1: &DMatrix<f64>,
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
-    let dw2 = transpose_times(&gelu_given_tanh(&cache.pre, &cache.tanh), dy);
+    let mut grads = MlpGrads::default();
+    let dx = mlp_backward_into(dy, cache, w1, w2, &mut grads);
+    (dx, grads.w1, grads.w2)
+}
+
+/// [`mlp_backward`], the weight gradients dW₁ = xᵀdh and dW₂ = aᵀdy handed to `sink` as
+/// their factors. Returns dx.
+pub fn mlp_backward_into(
+    dy: &DMatrix<f64>,
+    cache: &MlpCache,
+    w1: &DMatrix<f64>,
+    w2: &DMatrix<f64>,
+    sink: &mut impl GradSink,
+) -> DMatrix<f64> {
+    sink.weights(
+        &gelu_given_tanh(&cache.pre, &cache.tanh),
+        &[(Param::W2, dy)],
+    );
     let mut dh = times_transpose(dy, w2);
     for ((g, &h), &t) in dh.iter_mut().zip(cache.pre.iter()).zip(cache.tanh.iter()) {
         *g *= gelu_derivative_given_tanh(h, t);
     }
-    let dw1 = transpose_times(&cache.x, &dh);
-    let dx = times_transpose(&dh, w1);
-    (dx, dw1, dw2)
+    sink.weights(&cache.x, &[(Param::W1, &dh)]);
+    times_transpose(&dh, w1)
+}
+
+/// The MLP's weight gradients, materialised.
+#[derive(Default)]
+struct MlpGrads {
+    w1: DMatrix<f64>,
+    w2: DMatrix<f64>,
+}
+
+impl GradSink for MlpGrads {
+    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
+        for &(which, g) in grads {
+            match which {
+                Param::W1 => self.w1 = transpose_times(x, g),
+                Param::W2 => self.w2 = transpose_times(x, g),
+                _ => {}
+            }
+        }
+    }
+
+    fn layer_norm(&mut self, _: Branch, _: LayerNormParams) {}
+}
+
+// ---------------------------------------------------------------------------------------
+// Where weight gradients go
+
+/// A weight matrix of a block.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Param {
+    Wq,
+    Wk,
+    Wv,
+    Wo,
+    W1,
+    W2,
+}
+
+/// Where a backward pass puts the gradients of the parameters it passes. A weight W
+/// used as X·W has ∂L/∂W = XᵀG, G = ∂L/∂(XW); it arrives as its two factors, so a sink
+/// that needs only ‖∂L/∂W‖ never forms the in × out product ([`product_frobenius_norms`]).
+pub trait GradSink {
+    /// ∂L/∂W = XᵀG for each (W, G) of `grads`, all with the same input X.
+    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]);
+    /// dγ, dβ of the norm of the `branch` sub-layer.
+    fn layer_norm(&mut self, branch: Branch, grads: LayerNormParams);
+}
+
+/// A sink that keeps only the norm of everything it receives: ‖∂L/∂θ‖ over all the
+/// block's parameters, as √(Σ_parts ‖part‖²) computed overflow-safe by [`norm_of_parts`].
+#[derive(Default)]
+struct GradNorm {
+    parts: Vec<f64>,
+}
+
+impl GradNorm {
+    fn norm(&self) -> f64 {
+        norm_of_parts(&[&self.parts])
+    }
+}
+
+impl GradSink for GradNorm {
+    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
+        let gs: Vec<&DMatrix<f64>> = grads.iter().map(|&(_, g)| g).collect();
+        self.parts.extend(product_frobenius_norms(x, &gs));
+    }
+
+    fn layer_norm(&mut self, _: Branch, grads: LayerNormParams) {
+        self.parts.push(norm_of_parts(&[&grads.gamma, &grads.beta]));
+    }
 }
 
 // ---------------------------------------------------------------------------------------
@@ -509,11 +678,24 @@ pub fn attention_backward(
     cache: &AttentionCache,
     w: &BlockWeights,
 ) -> (DMatrix<f64>, AttentionGrads) {
+    let mut grads = AttentionGrads::empty();
+    let dx = attention_backward_into(dy, cache, w, &mut grads);
+    (dx, grads)
+}
+
+/// [`attention_backward`], the weight gradients dW_Q = xᵀdQ, dW_K = xᵀdK, dW_V = xᵀdV
+/// and dW_O = Oᵀdy handed to `sink` as their factors. Returns dx.
+pub fn attention_backward_into(
+    dy: &DMatrix<f64>,
+    cache: &AttentionCache,
+    w: &BlockWeights,
+    sink: &mut impl GradSink,
+) -> DMatrix<f64> {
     let (t, d) = cache.x.shape();
     let heads = cache.p.len().max(1);
     let dh = d / heads;
     let scale = 1.0 / (dh as f64).sqrt();
-    let dwo = transpose_times(&cache.o, dy);
+    sink.weights(&cache.o, &[(Param::Wo, dy)]);
     let d_o = times_transpose(dy, &w.wo);
     let (mut dq, mut dk, mut dv) = (
         DMatrix::zeros(t, d),
@@ -538,15 +720,41 @@ pub fn attention_backward(
         dk.columns_mut(c0, dh)
             .copy_from(&(ds.transpose() * cache.q.columns(c0, dh)));
     }
-    let dx =
-        times_transpose(&dq, &w.wq) + times_transpose(&dk, &w.wk) + times_transpose(&dv, &w.wv);
-    let grads = AttentionGrads {
-        wq: transpose_times(&cache.x, &dq),
-        wk: transpose_times(&cache.x, &dk),
-        wv: transpose_times(&cache.x, &dv),
-        wo: dwo,
-    };
-    (dx, grads)
+    sink.weights(
+        &cache.x,
+        &[(Param::Wq, &dq), (Param::Wk, &dk), (Param::Wv, &dv)],
+    );
+    times_transpose(&dq, &w.wq) + times_transpose(&dk, &w.wk) + times_transpose(&dv, &w.wv)
+}
+
+impl AttentionGrads {
+    /// Placeholders without storage, for a sink to overwrite.
+    fn empty() -> Self {
+        let empty = || DMatrix::zeros(0, 0);
+        Self {
+            wq: empty(),
+            wk: empty(),
+            wv: empty(),
+            wo: empty(),
+        }
+    }
+}
+
+impl GradSink for AttentionGrads {
+    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
+        for &(which, g) in grads {
+            let slot = match which {
+                Param::Wq => &mut self.wq,
+                Param::Wk => &mut self.wk,
+                Param::Wv => &mut self.wv,
+                Param::Wo => &mut self.wo,
+                Param::W1 | Param::W2 => continue,
+            };
+            *slot = transpose_times(x, g);
+        }
+    }
+
+    fn layer_norm(&mut self, _: Branch, _: LayerNormParams) {}
 }
 
 // ---------------------------------------------------------------------------------------
@@ -554,7 +762,7 @@ pub fn attention_backward(
 
 /// Which function a sub-layer computes.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-enum Branch {
+pub enum Branch {
     Attention,
     Mlp,
 }
@@ -608,6 +816,25 @@ impl BlockGrads {
     }
 }
 
+impl GradSink for BlockGrads {
+    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
+        for &(which, g) in grads {
+            match which {
+                Param::W1 => self.w1 = transpose_times(x, g),
+                Param::W2 => self.w2 = transpose_times(x, g),
+                _ => self.attention.weights(x, &[(which, g)]),
+            }
+        }
+    }
+
+    fn layer_norm(&mut self, branch: Branch, grads: LayerNormParams) {
+        match branch {
+            Branch::Attention => self.ln1 = grads,
+            Branch::Mlp => self.ln2 = grads,
+        }
+    }
+}
+
 fn sublayer_forward(
     x: &DMatrix<f64>,
     branch: Branch,
@@ -652,54 +879,52 @@ fn sublayer_forward(
     )
 }
 
-/// Backward through one sub-layer; writes the branch's and the norm's gradients.
+/// Backward through one sub-layer; hands the branch's and the norm's gradients to `sink`.
 fn sublayer_backward(
     dy: &DMatrix<f64>,
     cache: &SublayerCache,
     w: &BlockWeights,
     wiring: Wiring,
-    grads: &mut BlockGrads,
+    sink: &mut impl GradSink,
 ) -> DMatrix<f64> {
-    let is_attention = matches!(cache.branch, BranchCache::Attention(_));
-    let ln = if is_attention { &w.ln1 } else { &w.ln2 };
-    let mut ln_grad = LayerNormParams {
-        gamma: vec![0.0; ln.gamma.len()],
-        beta: vec![0.0; ln.beta.len()],
+    let branch = match cache.branch {
+        BranchCache::Attention(_) => Branch::Attention,
+        BranchCache::Mlp(_) => Branch::Mlp,
     };
+    let ln = match branch {
+        Branch::Attention => &w.ln1,
+        Branch::Mlp => &w.ln2,
+    };
+    let mut ln_grad = None;
     let ds = match &cache.post_ln {
         Some(c) => {
             let (ds, g) = layer_norm_backward(dy, c, ln);
-            ln_grad = g;
+            ln_grad = Some(g);
             ds
         }
         None => dy.clone(),
     };
     let du = match &cache.branch {
-        BranchCache::Attention(c) => {
-            let (du, g) = attention_backward(&ds, c, w);
-            grads.attention = g;
-            du
-        }
-        BranchCache::Mlp(c) => {
-            let (du, g1, g2) = mlp_backward(&ds, c, &w.w1, &w.w2);
-            grads.w1 = g1;
-            grads.w2 = g2;
-            du
-        }
+        BranchCache::Attention(c) => attention_backward_into(&ds, c, w, sink),
+        BranchCache::Mlp(c) => mlp_backward_into(&ds, c, &w.w1, &w.w2, sink),
     };
     let dx_branch = match &cache.pre_ln {
         Some(c) => {
             let (dx, g) = layer_norm_backward(&du, c, ln);
-            ln_grad = g;
+            ln_grad = Some(g);
             dx
         }
         None => du,
     };
-    if is_attention {
-        grads.ln1 = ln_grad;
-    } else {
-        grads.ln2 = ln_grad;
-    }
+    // A norm that is not wired in has zero gradient.
+    let d = ln.gamma.len();
+    sink.layer_norm(
+        branch,
+        ln_grad.unwrap_or_else(|| LayerNormParams {
+            gamma: vec![0.0; d],
+            beta: vec![0.0; d],
+        }),
+    );
     if wiring.residual {
         dx_branch + ds
     } else {
@@ -728,22 +953,39 @@ pub fn block_backward(
 ) -> (DMatrix<f64>, BlockGrads) {
     // Placeholders without storage: both sub-layers' backward passes overwrite every field.
     let d = w.wq.nrows();
-    let empty = || DMatrix::zeros(0, 0);
     let mut grads = BlockGrads {
-        attention: AttentionGrads {
-            wq: empty(),
-            wk: empty(),
-            wv: empty(),
-            wo: empty(),
-        },
-        w1: empty(),
-        w2: empty(),
+        attention: AttentionGrads::empty(),
+        w1: DMatrix::zeros(0, 0),
+        w2: DMatrix::zeros(0, 0),
         ln1: LayerNormParams::identity(d),
         ln2: LayerNormParams::identity(d),
     };
-    let dh = sublayer_backward(dy, &cache.mlp, w, wiring, &mut grads);
-    let dx = sublayer_backward(&dh, &cache.attention, w, wiring, &mut grads);
+    let dx = block_backward_into(dy, cache, w, wiring, &mut grads);
     (dx, grads)
+}
+
+/// [`block_backward`] keeping only ‖∂L/∂θ‖ over the block's parameters (what the stack
+/// plots), each weight's through [`product_frobenius_norms`]: returns (∂L/∂x, ‖∂L/∂θ‖).
+pub fn block_backward_norm(
+    dy: &DMatrix<f64>,
+    cache: &BlockCache,
+    w: &BlockWeights,
+    wiring: Wiring,
+) -> (DMatrix<f64>, f64) {
+    let mut norm = GradNorm::default();
+    let dx = block_backward_into(dy, cache, w, wiring, &mut norm);
+    (dx, norm.norm())
+}
+
+fn block_backward_into(
+    dy: &DMatrix<f64>,
+    cache: &BlockCache,
+    w: &BlockWeights,
+    wiring: Wiring,
+    sink: &mut impl GradSink,
+) -> DMatrix<f64> {
+    let dh = sublayer_backward(dy, &cache.mlp, w, wiring, sink);
+    sublayer_backward(&dh, &cache.attention, w, wiring, sink)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -887,13 +1129,13 @@ impl Backward {
             return true;
         }
         let l = self.next - 1;
-        let (dx, grads) = block_backward(
+        let (dx, weight_grad_norm) = block_backward_norm(
             &self.grad,
             &tape.caches[l],
             &tape.weights[l].scaled(tape.shape.gain),
             tape.shape.wiring,
         );
-        self.weight_grad_norm[l] = grads.norm();
+        self.weight_grad_norm[l] = weight_grad_norm;
         self.input_grad_norm[l] = frobenius_norm(&dx);
         self.grad = dx;
         self.next = l;
@@ -1371,6 +1613,85 @@ mod tests {
         }
         let direct = all.iter().map(|x| x * x).sum::<f64>().sqrt();
         assert!((g.norm() - direct).abs() < 1e-12 * direct);
+    }
+
+    #[test]
+    fn product_norm_of_an_outer_product_is_the_product_of_the_norms() {
+        // One token (T = 1): XᵀG = x gᵀ, an outer product, with ‖x gᵀ‖ = ‖x‖‖g‖ = 3 · 7.
+        let x = DMatrix::from_row_slice(1, 3, &[1.0, 2.0, 2.0]);
+        let g = DMatrix::from_row_slice(1, 3, &[2.0, 3.0, 6.0]);
+        assert_eq!(product_frobenius_norms(&x, &[&g]), vec![21.0]);
+    }
+
+    #[test]
+    fn product_norm_equals_the_norm_of_the_formed_product() {
+        // Shapes where the Gram route is cheaper and where it is not, and inputs scaled
+        // far outside 10^±60, where it must fall back.
+        for (t, a, b) in [
+            (8, 32, 128),
+            (8, 128, 32),
+            (4, 16, 16),
+            (16, 16, 16),
+            (3, 2, 5),
+        ] {
+            for scale in [1.0, 1e-3, 1e100, 1e-170] {
+                let x = random(30, t, a) * scale;
+                let g = random(31, t, b);
+                let expected = frobenius_norm(&transpose_times(&x, &g));
+                let got = product_frobenius_norms(&x, &[&g])[0];
+                assert!(
+                    (got - expected).abs() <= 1e-12 * expected,
+                    "{t}×{a}, {t}×{b}, scale {scale}: {got} vs {expected}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn product_norm_is_exact_where_the_gram_sum_cancels() {
+        // Two tokens with the same input and nearly opposite gradients: XᵀG = e₁ ⊗ (−10⁻⁹w)
+        // is tiny while both Gram matrices are of order one.
+        let (v, w) = (random(32, 1, 40), random(33, 1, 40));
+        let mut x = DMatrix::zeros(2, 40);
+        x[(0, 0)] = 1.0;
+        x[(1, 0)] = 1.0;
+        let mut g = DMatrix::zeros(2, 40);
+        g.row_mut(0).copy_from(&v);
+        g.row_mut(1).copy_from(&(-(&v + &w * 1e-9)));
+        let expected = 1e-9 * frobenius_norm(&w);
+        let got = product_frobenius_norms(&x, &[&g])[0];
+        assert!(
+            (got - expected).abs() <= 1e-6 * expected,
+            "{got} vs {expected}"
+        );
+    }
+
+    #[test]
+    fn product_norm_of_non_finite_factors_is_infinite() {
+        let mut x = random(34, 4, 32);
+        let g = random(35, 4, 32);
+        x[(1, 3)] = f64::NAN;
+        assert_eq!(product_frobenius_norms(&x, &[&g]), vec![f64::INFINITY]);
+        x[(1, 3)] = f64::INFINITY;
+        assert_eq!(product_frobenius_norms(&x, &[&g]), vec![f64::INFINITY]);
+    }
+
+    #[test]
+    fn block_gradient_norm_equals_the_norm_of_the_materialised_gradients() {
+        for wiring in all_wirings() {
+            let w = small_block(23, 8);
+            let (x, r) = (random(24, 3, 8), random(25, 3, 8));
+            let (_, cache) = block_forward(&x, &w, 2, wiring);
+            let (dx, g) = block_backward(&r, &cache, &w, wiring);
+            let (dx_fast, norm) = block_backward_norm(&r, &cache, &w, wiring);
+            assert_eq!(dx, dx_fast, "{}", wiring.label());
+            assert!(
+                (norm - g.norm()).abs() <= 1e-12 * g.norm(),
+                "{}: {norm} vs {}",
+                wiring.label(),
+                g.norm()
+            );
+        }
     }
 
     #[test]
