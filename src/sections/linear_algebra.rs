@@ -887,15 +887,26 @@ pub fn MultiHeadFigure(
             out
         })
     });
-    // One cell per head, keyed by its index: a change of h adds or removes cells and
-    // leaves the others (and their canvases) in place.
+    // One cell per head, keyed by its index. A cell, once made, stays: a change of h
+    // hides the cells it no longer needs (keeping their last picture, not redrawing it)
+    // and shows them again, so moving h back and forth makes no canvas and measures no
+    // layout, and leaves the other cells (and their canvases) in place.
     let head_count = Memo::new(move |_| mh.with(|m| m.heads));
+    let cells_made =
+        Memo::new(move |prev: Option<&usize>| head_count.get().max(prev.copied().unwrap_or(0)));
     let head_cell = move |h: usize| {
-        let grid = Memo::new(move |_| {
-            mh.with(|m| m.scores.get(h).map(Grid::from_matrix).unwrap_or_default())
+        let shown = move || h < head_count.get();
+        let grid = Memo::new(move |prev: Option<&Grid>| {
+            mh.with(|m| match m.scores.get(h) {
+                Some(s) => Grid::from_matrix(s),
+                None => prev.cloned().unwrap_or_default(),
+            })
         });
-        let scale = Signal::derive(move || {
-            mh.with(|m| m.scores.get(h).map(symmetric_scale).unwrap_or(TARGET_SCALE))
+        let scale = Memo::new(move |prev: Option<&ColorScale>| {
+            mh.with(|m| match m.scores.get(h) {
+                Some(s) => symmetric_scale(s),
+                None => prev.cloned().unwrap_or(TARGET_SCALE),
+            })
         });
         let rank = move || mh.with(|m| m.score_ranks.get(h).copied().unwrap_or(0));
         let head_summary =
@@ -915,14 +926,14 @@ pub fn MultiHeadFigure(
             })
         });
         view! {
-            <div class="head-cell" data-head=h>
+            <div class="head-cell" data-head=h hidden=move || !shown()>
                 <p class="panel-label">{move || format!("head {h}: rank {} ≤ {}", rank(), mh.with(|m| m.d_head))}</p>
                 <Heatmap name=HEAD_CANVASES[h.min(7)] grid=grid scale=scale describe=describe summary=head_summary max_width=150.0 />
             </div>
         }
     };
     let heads_view = move || {
-        view! { <For each=move || 0..head_count.get() key=|h| *h let:h>{head_cell(h)}</For> }
+        view! { <For each=move || 0..cells_made.get() key=|h| *h let:h>{head_cell(h)}</For> }
     };
     let controls = move || {
         let (d, set_d) = model.state.int_control("mhd");

@@ -80,11 +80,13 @@ fn paint_offscreen(offscreen: &HtmlCanvasElement, grid: &Grid, scale: &ColorScal
     if grid.rows == 0 || grid.cols == 0 {
         return None;
     }
-    // Resize only when the grid's shape changes: setting a canvas's size reallocates and
-    // clears it, and putImageData replaces every pixel (alpha included) anyway.
-    if offscreen.width() != grid.cols as u32 || offscreen.height() != grid.rows as u32 {
-        offscreen.set_width(grid.cols as u32);
-        offscreen.set_height(grid.rows as u32);
+    // The offscreen canvas only grows: setting a canvas's size reallocates and clears it,
+    // putImageData replaces every pixel of the grid's corner (alpha included), and
+    // `composite` copies only that corner. So a grid whose shape goes back and forth (a
+    // blocked matrix whose gaps follow the head count) never resizes it.
+    if offscreen.width() < grid.cols as u32 || offscreen.height() < grid.rows as u32 {
+        offscreen.set_width(offscreen.width().max(grid.cols as u32));
+        offscreen.set_height(offscreen.height().max(grid.rows as u32));
     }
     let buf = rgba_buffer(&grid.values, scale);
     let image = ImageData::new_with_u8_clamped_array_and_sh(
@@ -111,8 +113,21 @@ fn composite(
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_image_smoothing_enabled(false);
     ctx.clear_rect(0.0, 0.0, w, h);
-    ctx.draw_image_with_html_canvas_element_and_dw_and_dh(offscreen, 0.0, 0.0, w, h)
-        .ok()?;
+    if grid.rows == 0 || grid.cols == 0 {
+        return Some(());
+    }
+    ctx.draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
+        offscreen,
+        0.0,
+        0.0,
+        grid.cols as f64,
+        grid.rows as f64,
+        0.0,
+        0.0,
+        w,
+        h,
+    )
+    .ok()?;
     if let Some((r, c)) = focus {
         let (cw, ch) = (w / grid.cols as f64, h / grid.rows as f64);
         let line = (2.0 * dpr).max(1.0);

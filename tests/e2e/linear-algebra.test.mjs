@@ -103,6 +103,49 @@ test('multi-head: every head has rank ≤ d_head, and a head count that does not
   await p.close();
 });
 
+test('moving h back and forth hides and shows head cells: no canvas is made again, a hidden one is not redrawn, a shown one is current', async () => {
+  const p = await openPage(env);
+  await p.goto('?mhd=64&mhh=4&rn=32');
+  await p.page.$eval('[data-figure="multi-head"]', (f) => f.scrollIntoView({ block: 'start' }));
+  await settle(p.page);
+  const result = await p.page.evaluate(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const fig = document.querySelector('[data-figure="multi-head"]');
+    const input = fig.querySelector('[data-control="mhh"]');
+    const set = async (v) => {
+      input.value = String(v);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      for (let f = 0; f < 4; f++) await frame();
+    };
+    const canvases = () => [...fig.querySelectorAll('.head-cell canvas[data-canvas]')];
+    const visible = () => [...fig.querySelectorAll('.head-cell:not([hidden])')].map((c) => c.dataset.head);
+    canvases().forEach((c) => { c.__marked = true; });
+    await set(2);
+    const atTwo = visible();
+    const hiddenDraws = canvases().slice(2).map((c) => Number(c.dataset.draws));
+    await set(1);
+    await set(2);
+    const hiddenDrawsAfter = canvases().slice(2).map((c) => Number(c.dataset.draws));
+    await set(4);
+    return {
+      atTwo,
+      atFour: visible(),
+      same: canvases().length === 4 && canvases().every((c) => c.__marked),
+      hiddenDraws,
+      hiddenDrawsAfter,
+      labels: [...fig.querySelectorAll('.head-cell:not([hidden]) .panel-label')].map((l) => l.textContent),
+    };
+  });
+  assert.deepEqual(result.atTwo, ['0', '1']);
+  assert.deepEqual(result.atFour, ['0', '1', '2', '3']);
+  assert.ok(result.same, 'the four canvases are the ones first made');
+  assert.deepEqual(result.hiddenDrawsAfter, result.hiddenDraws, 'hidden cells did not redraw');
+  // d_head = 16 on 32 tokens: each head's score matrix has full rank 16.
+  assert.deepEqual(result.labels, [0, 1, 2, 3].map((h) => `head ${h}: rank 16 ≤ 16`));
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('LoRA counts agree with r·(d_in + d_out) and d_out·d_in', async () => {
   const p = await openPage(env);
   for (const [q, dOut, dIn, r, bytes] of [['', 4096, 4096, 8, 2], ['?lshape=8192x28672&lr=64&ldtype=fp32', 8192, 28672, 64, 4], ['?lshape=custom&lout=300&lin=50&lr=256&ldtype=int4', 300, 50, 256, 0.5]]) {
