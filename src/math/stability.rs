@@ -306,33 +306,35 @@ pub fn norm_of_parts(parts: &[&[f64]]) -> f64 {
 /// matter): in every case the answer is [`frobenius_norm`]`(XᵀG)` to about 10⁻¹⁰.
 pub fn product_frobenius_norms(x: &DMatrix<f64>, gs: &[&DMatrix<f64>]) -> Vec<f64> {
     let (t, a) = x.shape();
-    let direct = |g: &DMatrix<f64>| frobenius_norm(&transpose_times(x, g));
-    let gram_x = Some(times_transpose(x, x)).filter(gram_safe);
+    let gram_is_cheaper = |g: &DMatrix<f64>| g.nrows() == t && t * (a + g.ncols()) < a * g.ncols();
+    let gram_x = gs
+        .iter()
+        .any(|g| gram_is_cheaper(g))
+        .then(|| times_transpose(x, x))
+        .filter(gram_safe);
     gs.iter()
         .map(|&g| {
-            let b = g.ncols();
-            let gram_is_cheaper = t * t * (a + b) < t * a * b;
-            let gram_g = || Some(times_transpose(g, g)).filter(gram_safe);
-            match (&gram_x, gram_is_cheaper && g.nrows() == t) {
-                (Some(xx), true) => match gram_g() {
-                    Some(gg) => {
-                        let (mut sum, mut magnitude) = (0.0, 0.0);
-                        for (p, q) in xx.as_slice().iter().zip(gg.as_slice()) {
-                            sum += p * q;
-                            magnitude += (p * q).abs();
-                        }
-                        if sum >= 1e-4 * magnitude {
-                            sum.sqrt()
-                        } else {
-                            direct(g)
-                        }
-                    }
-                    None => direct(g),
-                },
-                _ => direct(g),
-            }
+            gram_x
+                .as_ref()
+                .filter(|_| gram_is_cheaper(g))
+                .and_then(|xx| norm_from_grams(xx, &times_transpose(g, g)))
+                .unwrap_or_else(|| frobenius_norm(&transpose_times(x, g)))
         })
         .collect()
+}
+
+/// √(Σ_ij (XXᵀ)_ij (GGᵀ)_ij) = ‖XᵀG‖_F from the two Gram matrices; None when GGᵀ is not
+/// [`gram_safe`] or the sum cancels below 10⁻⁴ of Σ |(XXᵀ)_ij (GGᵀ)_ij|.
+fn norm_from_grams(xx: &DMatrix<f64>, gg: &DMatrix<f64>) -> Option<f64> {
+    if !gram_safe(gg) {
+        return None;
+    }
+    let (mut sum, mut magnitude) = (0.0, 0.0);
+    for (p, q) in xx.as_slice().iter().zip(gg.as_slice()) {
+        sum += p * q;
+        magnitude += (p * q).abs();
+    }
+    (sum >= 1e-4 * magnitude).then(|| sum.sqrt())
 }
 
 /// True when a Gram matrix MMᵀ is safe to multiply entrywise: its diagonal (the rows'
@@ -504,7 +506,7 @@ pub fn mlp_backward(
     w1: &DMatrix<f64>,
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
-    let mut grads = MlpGrads::default();
+    let mut grads = BlockGrads::empty(cache.x.ncols());
     let dx = mlp_backward_into(dy, cache, w1, w2, &mut grads);
     (dx, grads.w1, grads.w2)
 }
@@ -530,27 +532,6 @@ pub fn mlp_backward_into(
     times_transpose(&dh, w1)
 }
 
-/// The MLP's weight gradients, materialised.
-#[derive(Default)]
-struct MlpGrads {
-    w1: DMatrix<f64>,
-    w2: DMatrix<f64>,
-}
-
-impl GradSink for MlpGrads {
-    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
-        for &(which, g) in grads {
-            match which {
-                Param::W1 => self.w1 = transpose_times(x, g),
-                Param::W2 => self.w2 = transpose_times(x, g),
-                _ => {}
-            }
-        }
-    }
-
-    fn layer_norm(&mut self, _: Branch, _: LayerNormParams) {}
-}
-
 // ---------------------------------------------------------------------------------------
 // Where weight gradients go
 
@@ -571,7 +552,7 @@ pub enum Param {
 pub trait GradSink {
     /// ∂L/∂W = XᵀG for each (W, G) of `grads`, all with the same input X.
     fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]);
-    /// dγ, dβ of the norm of the `branch` sub-layer.
+    /// dγ, dβ of the norm of the `branch` sub-layer (only when that norm is wired in).
     fn layer_norm(&mut self, branch: Branch, grads: LayerNormParams);
 }
 
@@ -678,9 +659,9 @@ pub fn attention_backward(
     cache: &AttentionCache,
     w: &BlockWeights,
 ) -> (DMatrix<f64>, AttentionGrads) {
-    let mut grads = AttentionGrads::empty();
+    let mut grads = BlockGrads::empty(cache.x.ncols());
     let dx = attention_backward_into(dy, cache, w, &mut grads);
-    (dx, grads)
+    (dx, grads.attention)
 }
 
 /// [`attention_backward`], the weight gradients dW_Q = xᵀdQ, dW_K = xᵀdK, dW_V = xᵀdV
@@ -725,36 +706,6 @@ pub fn attention_backward_into(
         &[(Param::Wq, &dq), (Param::Wk, &dk), (Param::Wv, &dv)],
     );
     times_transpose(&dq, &w.wq) + times_transpose(&dk, &w.wk) + times_transpose(&dv, &w.wv)
-}
-
-impl AttentionGrads {
-    /// Placeholders without storage, for a sink to overwrite.
-    fn empty() -> Self {
-        let empty = || DMatrix::zeros(0, 0);
-        Self {
-            wq: empty(),
-            wk: empty(),
-            wv: empty(),
-            wo: empty(),
-        }
-    }
-}
-
-impl GradSink for AttentionGrads {
-    fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
-        for &(which, g) in grads {
-            let slot = match which {
-                Param::Wq => &mut self.wq,
-                Param::Wk => &mut self.wk,
-                Param::Wv => &mut self.wv,
-                Param::Wo => &mut self.wo,
-                Param::W1 | Param::W2 => continue,
-            };
-            *slot = transpose_times(x, g);
-        }
-    }
-
-    fn layer_norm(&mut self, _: Branch, _: LayerNormParams) {}
 }
 
 // ---------------------------------------------------------------------------------------
@@ -816,14 +767,42 @@ impl BlockGrads {
     }
 }
 
+impl BlockGrads {
+    /// Weight placeholders without storage, for a backward pass to overwrite, and zero
+    /// norm gradients (what a norm that is not wired in keeps).
+    fn empty(d: usize) -> Self {
+        let empty = || DMatrix::zeros(0, 0);
+        let zero = || LayerNormParams {
+            gamma: vec![0.0; d],
+            beta: vec![0.0; d],
+        };
+        Self {
+            attention: AttentionGrads {
+                wq: empty(),
+                wk: empty(),
+                wv: empty(),
+                wo: empty(),
+            },
+            w1: empty(),
+            w2: empty(),
+            ln1: zero(),
+            ln2: zero(),
+        }
+    }
+}
+
 impl GradSink for BlockGrads {
     fn weights(&mut self, x: &DMatrix<f64>, grads: &[(Param, &DMatrix<f64>)]) {
         for &(which, g) in grads {
-            match which {
-                Param::W1 => self.w1 = transpose_times(x, g),
-                Param::W2 => self.w2 = transpose_times(x, g),
-                _ => self.attention.weights(x, &[(which, g)]),
-            }
+            let slot = match which {
+                Param::Wq => &mut self.attention.wq,
+                Param::Wk => &mut self.attention.wk,
+                Param::Wv => &mut self.attention.wv,
+                Param::Wo => &mut self.attention.wo,
+                Param::W1 => &mut self.w1,
+                Param::W2 => &mut self.w2,
+            };
+            *slot = transpose_times(x, g);
         }
     }
 
@@ -916,15 +895,10 @@ fn sublayer_backward(
         }
         None => du,
     };
-    // A norm that is not wired in has zero gradient.
-    let d = ln.gamma.len();
-    sink.layer_norm(
-        branch,
-        ln_grad.unwrap_or_else(|| LayerNormParams {
-            gamma: vec![0.0; d],
-            beta: vec![0.0; d],
-        }),
-    );
+    // A norm that is not wired in has zero gradient, and nothing is handed on.
+    if let Some(g) = ln_grad {
+        sink.layer_norm(branch, g);
+    }
     if wiring.residual {
         dx_branch + ds
     } else {
@@ -951,15 +925,7 @@ pub fn block_backward(
     w: &BlockWeights,
     wiring: Wiring,
 ) -> (DMatrix<f64>, BlockGrads) {
-    // Placeholders without storage: both sub-layers' backward passes overwrite every field.
-    let d = w.wq.nrows();
-    let mut grads = BlockGrads {
-        attention: AttentionGrads::empty(),
-        w1: DMatrix::zeros(0, 0),
-        w2: DMatrix::zeros(0, 0),
-        ln1: LayerNormParams::identity(d),
-        ln2: LayerNormParams::identity(d),
-    };
+    let mut grads = BlockGrads::empty(w.wq.nrows());
     let dx = block_backward_into(dy, cache, w, wiring, &mut grads);
     (dx, grads)
 }
