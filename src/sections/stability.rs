@@ -19,7 +19,7 @@ use crate::math::stability::{
     NormPlacement, StackShape, Tape, WeightBank, Wiring, MAX_DEPTH, SWEEP_DEPTHS,
 };
 use crate::widgets::format::format_number;
-use crate::widgets::hooks::{now_ms, yield_to_browser};
+use crate::widgets::hooks::{idle_period, now_ms, yield_to_browser};
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
     Readout, Scale, SeedField, Select, Slider, Toggle, Tone,
@@ -184,8 +184,9 @@ pub enum Known {
 }
 
 impl RecentProfiles {
-    /// Finished profiles kept (a profile at depth 128 is about 2 KB).
-    pub const KEEP: usize = 16;
+    /// Finished profiles kept (a profile at depth 128 is about 2 KB): room for the
+    /// stacks asked for lately and for those anticipated around them.
+    pub const KEEP: usize = 48;
 
     /// What is known about the stack `key` (a shape and a depth).
     pub fn lookup(&self, key: &(StackShape, usize)) -> Known {
@@ -221,36 +222,175 @@ impl RecentProfiles {
     }
 }
 
-/// Runs the stack `t` to depth `l` (only the blocks it lacks) and backward, in slices:
-/// the first ends at `first_end`, later ones [`SLICE_MS`] after they begin, with a yield
-/// to the browser between them. None as soon as `wanted()` is false after a yield.
+/// How a stack's work is spread over time.
+#[derive(Clone, Copy)]
+enum Pace {
+    /// Asked for: the first slice ends at the given time, later ones [`SLICE_MS`] after
+    /// they begin, with a yield to the browser between them.
+    Asked { first_end: f64 },
+    /// Anticipated: only in the browser's idle periods, so it never delays a frame or an
+    /// input.
+    Idle,
+}
+
+impl Pace {
+    /// Waits for the next slice (none for the first slice of `Asked`) and gives the time
+    /// it ends; None where idle time never comes.
+    async fn next_slice(self, first: bool) -> Option<f64> {
+        match self {
+            Pace::Asked { first_end } if first => Some(first_end),
+            Pace::Asked { .. } => {
+                yield_to_browser().await;
+                Some(now_ms() + SLICE_MS)
+            }
+            Pace::Idle => idle_period().await,
+        }
+    }
+}
+
+/// The gain slider's step and range (`gain`).
+const GAIN_STEP: f64 = 0.05;
+const GAIN_RANGE: (f64, f64) = (0.25, 2.0);
+/// Stacks no more work than this (d_model² · T · depth, four default stacks) are
+/// anticipated; larger ones are computed only when asked for.
+const ANTICIPATE_MAX_WORK: usize = 4 * 32 * 32 * 8 * 32;
+
+/// The gain slider's values next to `gain`, above and below (None past its ends), as
+/// the slider gives them (`"0.8"` parsed, not 0.75 + 0.05).
+fn gains_beside(gain: f64) -> (Option<f64>, Option<f64>) {
+    let steps = gain / GAIN_STEP;
+    let at = |k: f64| {
+        // k steps of 0.05 is 5k hundredths; one division rounds it as parsing would.
+        let g = k * 5.0 / 100.0;
+        (GAIN_RANGE.0..=GAIN_RANGE.1).contains(&g).then_some(g)
+    };
+    (
+        at((steps + 1e-9).floor() + 1.0),
+        at((steps - 1e-9).ceil() - 1.0),
+    )
+}
+
+/// Whether `key` is small enough to anticipate its neighbours in idle time.
+pub fn worth_anticipating(key: &(StackShape, usize)) -> bool {
+    let (s, l) = key;
+    s.d_model * s.d_model * s.seq_len * l <= ANTICIPATE_MAX_WORK
+}
+
+/// The stacks a reader is likely to ask for next, after `previous` then `key`: one step
+/// of the gain slider and of the depth slider either side, the slider that moved last
+/// first, in the direction it moved.
+pub fn likely_next(
+    key: &(StackShape, usize),
+    previous: Option<&(StackShape, usize)>,
+) -> Vec<(StackShape, usize)> {
+    let (shape, depth) = key;
+    let with_gain = |g: f64| {
+        (
+            StackShape {
+                gain: g,
+                ..shape.clone()
+            },
+            *depth,
+        )
+    };
+    let (up, down) = gains_beside(shape.gain);
+    let gains: Vec<_> = [up, down].into_iter().flatten().map(with_gain).collect();
+    let depths: Vec<_> = [depth + 1, depth.saturating_sub(1)]
+        .into_iter()
+        .filter(|l| (1..=MAX_DEPTH).contains(l))
+        .map(|l| (shape.clone(), l))
+        .collect();
+    let moved_gain = previous.and_then(|(p, l)| {
+        let same_but_gain = StackShape {
+            gain: shape.gain,
+            ..p.clone()
+        } == *shape;
+        (same_but_gain && l == depth && p.gain != shape.gain).then_some(p.gain < shape.gain)
+    });
+    let moved_depth = previous.and_then(|(p, l)| (p == shape && l != depth).then_some(l < depth));
+    // Both lists run upward first; the slider that moved lists its values toward the
+    // direction it moved first.
+    let toward = |mut side: Vec<(StackShape, usize)>, upward: bool| {
+        if !upward {
+            side.reverse();
+        }
+        side
+    };
+    match (moved_gain, moved_depth) {
+        (_, Some(upward)) => [toward(depths, upward), gains].concat(),
+        (Some(upward), _) => [toward(gains, upward), depths].concat(),
+        (None, None) => [gains, depths].concat(),
+    }
+}
+
+/// Computes, in idle time only, the stacks a reader is likely to ask for next from `key`
+/// ([`likely_next`]), so that the next slider step finds its profile ready. One figure
+/// at a time; stops as soon as `current()` is false (the figure was asked for anything
+/// new, or left the screen).
+async fn anticipate(
+    key: (StackShape, usize),
+    previous: Option<(StackShape, usize)>,
+    model: StabilityModel,
+    slot: TapeSlot,
+    current: impl Fn() -> bool + Copy,
+) {
+    if !worth_anticipating(&key) {
+        return;
+    }
+    while model.anticipating.try_get_value() != Some(false) {
+        if idle_period().await.is_none() || !current() {
+            return;
+        }
+    }
+    model.anticipating.set_value(true);
+    for next in likely_next(&key, previous.as_ref()) {
+        if !current() {
+            break;
+        }
+        if model.recent.with_value(|r| r.lookup(&next)) != Known::Unknown {
+            continue;
+        }
+        let mut t = slot
+            .copy_for(&next.0)
+            .unwrap_or_else(|| Tape::new(next.0.clone()));
+        match run_stack(&mut t, next.1, model.bank, Pace::Idle, &current).await {
+            Some(profile) => model.recent.update_value(|r| r.finish(next, profile)),
+            None => break,
+        }
+    }
+    model.anticipating.try_set_value(false);
+}
+
+/// Runs the stack `t` to depth `l` (only the blocks it lacks) and backward, in slices
+/// paced by `pace`. None as soon as `wanted()` is false at the start of a slice after
+/// the first.
 async fn run_stack(
     t: &mut Tape,
     l: usize,
     bank: StoredValue<WeightBank>,
-    first_end: f64,
-    wanted: impl Fn() -> bool,
+    pace: Pace,
+    wanted: &dyn Fn() -> bool,
 ) -> Option<GradientProfile> {
-    let mut end = first_end;
-    while t.len() < l {
-        bank.try_update_value(|b| t.push_block_with(b))?;
-        if now_ms() > end {
-            yield_to_browser().await;
+    let mut end = pace.next_slice(true).await?;
+    let next = async |end: &mut f64| -> Option<()> {
+        if now_ms() > *end {
+            *end = pace.next_slice(false).await?;
             if !wanted() {
                 return None;
             }
-            end = now_ms() + SLICE_MS;
         }
+        Some(())
+    };
+    if !wanted() {
+        return None;
+    }
+    while t.len() < l {
+        bank.try_update_value(|b| t.push_block_with(b))?;
+        next(&mut end).await?;
     }
     let mut back = t.backward(l);
     while !back.step(t) {
-        if now_ms() > end {
-            yield_to_browser().await;
-            if !wanted() {
-                return None;
-            }
-            end = now_ms() + SLICE_MS;
-        }
+        next(&mut end).await?;
     }
     Some(back.profile(t))
 }
@@ -300,6 +440,17 @@ impl TapeSlot {
         self.lent.try_set_value(false);
     }
 
+    /// A copy of the kept tape if it is of `shape` and no task holds it (a stack of a
+    /// neighbouring depth then needs no forward pass from block 0).
+    fn copy_for(self, shape: &StackShape) -> Option<Tape> {
+        if self.lent.try_get_value() != Some(false) {
+            return None;
+        }
+        self.tape
+            .try_with_value(|t| t.as_ref().filter(|t| t.shape == *shape).cloned())
+            .flatten()
+    }
+
     /// Lets a kept tape of another shape than `shape` go (one that no task holds).
     fn forget_unless(self, shape: &StackShape) {
         if self.lent.try_get_value() == Some(false)
@@ -332,10 +483,17 @@ pub fn use_gradient_profile(
     let done_for = StoredValue::new(None::<(StackShape, usize)>);
     let show = move |key: (StackShape, usize), profile: GradientProfile, ready: bool| {
         let l = key.1;
-        done_for.set_value(Some(key));
+        let previous = done_for.get_value();
+        done_for.set_value(Some(key.clone()));
         was_ready.set(ready);
         result.set(Some((l, profile)));
         busy.set(false);
+        let shown_gen = generation.get_value();
+        let current = move || {
+            generation.try_get_value() == Some(shown_gen)
+                && active.try_get_untracked() == Some(true)
+        };
+        spawn_local(anticipate(key, previous, model, slot, current));
     };
     Effect::new(move |_| {
         let s = shape.get();
@@ -389,12 +547,14 @@ pub fn use_gradient_profile(
                 return;
             };
             // The first slice may use most of the frame; later ones stay short.
-            let first_end = now_ms() + FIRST_SLICE_MS;
+            let pace = Pace::Asked {
+                first_end: now_ms() + FIRST_SLICE_MS,
+            };
             let k = key.clone();
             let same_shape = move |k: &(StackShape, usize)| {
                 requested.try_with_value(|r| r.as_ref().map(|r| &r.0) == Some(&k.0)) == Some(true)
             };
-            let Some(profile) = run_stack(&mut t, key.1, bank, first_end, move || asked(&k)).await
+            let Some(profile) = run_stack(&mut t, key.1, bank, pace, &move || asked(&k)).await
             else {
                 recent.update_value(|r| r.abandon(&key));
                 return slot.give_back(t, same_shape(&key));
@@ -526,6 +686,8 @@ pub struct StabilityModel {
     pub bank: StoredValue<WeightBank>,
     /// Profiles computed lately, shared by every Pass 4 figure.
     pub recent: StoredValue<RecentProfiles>,
+    /// True while a figure anticipates stacks in idle time (one at a time).
+    pub anticipating: StoredValue<bool>,
 }
 
 impl StabilityModel {
@@ -556,6 +718,7 @@ impl StabilityModel {
             shape_b: Memo::new(move |_| p.with(|p| shape_from(p, wb(p)))),
             bank: StoredValue::new(WeightBank::default()),
             recent: StoredValue::new(RecentProfiles::default()),
+            anticipating: StoredValue::new(false),
         }
     }
 }
@@ -1175,6 +1338,99 @@ mod tests {
             loss,
             forward_overflow: None,
         }
+    }
+
+    fn at_gain(gain: f64, depth: usize) -> (StackShape, usize) {
+        let (shape, _) = key(1, depth);
+        (StackShape { gain, ..shape }, depth)
+    }
+
+    fn gains_and_depths(keys: &[(StackShape, usize)]) -> Vec<(f64, usize)> {
+        keys.iter().map(|(s, l)| (s.gain, *l)).collect()
+    }
+
+    #[test]
+    fn neighbouring_gains_are_the_values_the_slider_gives() {
+        // The slider's value is its text parsed: "0.8", not 0.75 + 0.05.
+        assert_eq!(
+            gains_beside(0.75),
+            (Some("0.8".parse().unwrap()), Some(0.7))
+        );
+        assert_eq!(gains_beside(0.9).0, Some("0.95".parse().unwrap()));
+        assert_ne!(
+            0.9 + GAIN_STEP,
+            0.95,
+            "a sum would miss the profile kept for 0.95"
+        );
+        assert_eq!(
+            gains_beside(1.15),
+            (Some("1.2".parse().unwrap()), Some("1.1".parse().unwrap()))
+        );
+        // A gain between two steps (from a URL) has the grid values either side.
+        assert_eq!(gains_beside(0.73), (Some(0.75), Some(0.7)));
+        // Past the ends there is nothing.
+        assert_eq!(gains_beside(0.25), (Some(0.3), None));
+        assert_eq!(gains_beside(2.0), (None, Some(1.95)));
+    }
+
+    #[test]
+    fn after_no_move_the_gain_neighbours_come_before_the_depth_neighbours() {
+        let next = likely_next(&at_gain(1.0, 32), None);
+        assert_eq!(
+            gains_and_depths(&next),
+            vec![(1.05, 32), (0.95, 32), (1.0, 33), (1.0, 31)]
+        );
+    }
+
+    #[test]
+    fn the_slider_that_moved_is_anticipated_first_in_the_direction_it_moved() {
+        let down_gain = likely_next(&at_gain(0.9, 32), Some(&at_gain(0.95, 32)));
+        assert_eq!(gains_and_depths(&down_gain)[..2], [(0.85, 32), (0.95, 32)]);
+        let up_depth = likely_next(&at_gain(1.0, 33), Some(&at_gain(1.0, 32)));
+        assert_eq!(gains_and_depths(&up_depth)[..2], [(1.0, 34), (1.0, 32)]);
+        let down_depth = likely_next(&at_gain(1.0, 31), Some(&at_gain(1.0, 32)));
+        assert_eq!(gains_and_depths(&down_depth)[..2], [(1.0, 30), (1.0, 32)]);
+    }
+
+    #[test]
+    fn anticipated_stacks_stay_within_the_sliders_ranges() {
+        let at_ends = likely_next(&at_gain(2.0, MAX_DEPTH), None);
+        assert_eq!(
+            gains_and_depths(&at_ends),
+            vec![(1.95, MAX_DEPTH), (2.0, MAX_DEPTH - 1)]
+        );
+        let at_bottom = likely_next(&at_gain(0.25, 1), None);
+        assert_eq!(gains_and_depths(&at_bottom), vec![(0.3, 1), (0.25, 2)]);
+    }
+
+    #[test]
+    fn a_change_of_anything_else_anticipates_as_after_no_move() {
+        let other_seed = key(2, 32);
+        let next = likely_next(&at_gain(1.0, 32), Some(&other_seed));
+        assert_eq!(next, likely_next(&at_gain(1.0, 32), None));
+    }
+
+    #[test]
+    fn only_stacks_up_to_four_default_stacks_of_work_are_anticipated() {
+        let default = (
+            StackShape {
+                d_model: 32,
+                seq_len: 8,
+                ..key(1, 32).0
+            },
+            32,
+        );
+        assert!(worth_anticipating(&default));
+        assert!(worth_anticipating(&(default.0.clone(), 128)));
+        let heaviest = (
+            StackShape {
+                d_model: 64,
+                seq_len: 16,
+                ..key(1, 128).0
+            },
+            128,
+        );
+        assert!(!worth_anticipating(&heaviest));
     }
 
     #[test]

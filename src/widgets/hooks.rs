@@ -200,6 +200,30 @@ pub async fn yield_to_browser() {
     }
 }
 
+/// Waits until the browser is idle (`requestIdleCallback`) and gives the time, on
+/// [`now_ms`]'s clock, at which that idle period ends. None where the browser has no idle
+/// callbacks: work meant for idle time is then not done at all.
+pub async fn idle_period() -> Option<f64> {
+    let w = window();
+    let has_idle = js_sys::Reflect::has(&w, &JsValue::from_str("requestIdleCallback"));
+    if has_idle != Ok(true) {
+        return None;
+    }
+    let mut asked = true;
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        asked = w.request_idle_callback(&resolve).is_ok();
+    });
+    if !asked {
+        return None;
+    }
+    let deadline = wasm_bindgen_futures::JsFuture::from(promise).await.ok()?;
+    let remaining = deadline
+        .dyn_into::<web_sys::IdleDeadline>()
+        .ok()?
+        .time_remaining();
+    Some(now_ms() + remaining)
+}
+
 /// Keeps `on_screen` true while `node` is within 200 px of the viewport (an
 /// IntersectionObserver), so heavy figures compute only when a reader can see them.
 /// Where the observer is unavailable, the figure counts as always on screen.

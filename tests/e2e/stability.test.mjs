@@ -195,3 +195,36 @@ test('a depth computed again shows what it showed first, and the shared stack ag
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('the next step of the gain and depth sliders is computed in idle time: ready when taken, and the same as computed fresh', async () => {
+  const p = await openPage(env);
+  await p.goto('?embed=gradient-flow');
+  await computed(p.page);
+  const source = () => p.page.$eval(`${fig('gradient-flow')} [data-source]`, (e) => e.dataset.source);
+  const step = async (key, arrow) => {
+    // A pause, as a reader's between two key presses: the page is idle, and anticipates.
+    await p.page.waitForTimeout(600);
+    await p.page.focus(control('gradient-flow', key));
+    await p.page.keyboard.press(arrow);
+    await computed(p.page);
+    return source();
+  };
+  assert.equal(await step('gain', 'ArrowRight'), 'ready', 'gain 1 → 1.05 was anticipated');
+  assert.equal(await p.page.inputValue(control('gradient-flow', 'gain')), '1.05');
+  const anticipated = await figureState(p.page, 'gradient-flow');
+  assert.equal(await step('gain', 'ArrowRight'), 'ready', 'gain 1.05 → 1.1, in the direction of the move');
+  assert.equal(await step('depth', 'ArrowLeft'), 'ready', 'depth 32 → 31');
+  assert.equal(await step('depth', 'ArrowLeft'), 'ready', 'depth 31 → 30, in the direction of the move');
+  // A jump nobody could anticipate is computed.
+  await move(p.page, control('gradient-flow', 'sseed'));
+  assert.equal(await source(), 'computed', 'a new seed is computed for the change');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+  // The anticipated profile is exactly what the stack gives when asked for directly.
+  const fresh = await openPage(env);
+  await fresh.goto('?embed=gradient-flow&gain=1.05');
+  await computed(fresh.page);
+  assert.equal(await fresh.page.$eval(`${fig('gradient-flow')} [data-source]`, (e) => e.dataset.source), 'computed');
+  assert.equal(await figureState(fresh.page, 'gradient-flow'), anticipated);
+  await fresh.close();
+});
