@@ -18,6 +18,7 @@ use crate::math::rank::{
     score_matrix, score_singular_values_fast, singular_values, target_pattern, token_matrix,
     MultiHead, MultiHeadWeights, Pattern, LORA_EXAMPLE_SIZE,
 };
+use crate::math::stability::heads_dividing;
 use crate::offload::{decode_target, Job, TargetAnswer};
 use crate::sections::complexity::element_bytes;
 use crate::widgets::format::{format_bytes, format_number};
@@ -192,6 +193,39 @@ pub fn blocked_grid(m: &DMatrix<f64>, block: usize, by_columns: bool) -> Grid {
         rows: out_r,
         cols: out_c,
         values,
+    }
+}
+
+/// The splits into heads already made of one draw of multi-head weights, by head count:
+/// moving h back and forth cuts the same weights again, so each split is made once (at
+/// most one per divisor of d_model).
+#[derive(Default)]
+struct SplitCache {
+    /// What the weights were drawn from: (seed, tokens, d_model).
+    drawn_from: Option<(u64, usize, i64)>,
+    splits: Vec<MultiHead>,
+}
+
+impl SplitCache {
+    /// The split of `w` (drawn from `drawn_from`) into `requested` heads (reduced to a
+    /// divisor of d_model), made now or kept from earlier.
+    fn split(
+        &mut self,
+        drawn_from: (u64, usize, i64),
+        w: &MultiHeadWeights,
+        requested: usize,
+    ) -> MultiHead {
+        if self.drawn_from != Some(drawn_from) {
+            self.drawn_from = Some(drawn_from);
+            self.splits.clear();
+        }
+        let heads = heads_dividing(w.d_model, requested);
+        if let Some(kept) = self.splits.iter().find(|s| s.heads == heads) {
+            return kept.clone();
+        }
+        let made = multi_head_split(w, heads);
+        self.splits.push(made.clone());
+        made
     }
 }
 
@@ -370,9 +404,18 @@ impl LinearAlgebraModel {
                 multi_head_weights(seed.get(), n.get().min(MULTI_HEAD_MAX_N), d)
             }
         });
+        let splits = StoredValue::new(SplitCache::default());
         let heads = Memo::new(move |prev: Option<&MultiHead>| match prev {
             Some(prev) if !heads_on_screen.get() => prev.clone(),
-            _ => head_weights.with(|w| multi_head_split(w, requested_heads.get())),
+            _ => {
+                let drawn_from = (seed.get(), n.get().min(MULTI_HEAD_MAX_N), head_d.get());
+                let h = requested_heads.get();
+                head_weights.with(|w| {
+                    splits
+                        .try_update_value(|c| c.split(drawn_from, w, h))
+                        .unwrap_or_else(|| multi_head_split(w, h))
+                })
+            }
         });
         let lora_shape = Memo::new(move |_| {
             p.with(|p| lora_shape(p.choice("lshape"), (p.int("lout"), p.int("lin"))))
@@ -956,12 +999,12 @@ pub fn MultiHeadFigure(
                 <div class="pair-item">
                     <p class="panel-label">"W_Q, its columns cut into heads (gaps between blocks)"</p>
                     <Heatmap name="w-q-blocks" grid=wq_grid scale=w_scale summary=Signal::derive(move || mh.with(|m| format!("W_Q split into {} column blocks of {}.", m.heads, m.d_head)))
-                        describe=Callback::new(move |(i, j): (usize, usize)| format!("row {i}, column {j} of the blocked W_Q")) max_width=260.0 />
+                        describe=Callback::new(move |(i, j): (usize, usize)| format!("row {i}, column {j} of the blocked W_Q")) max_width=260.0 aspect=1.0 />
                 </div>
                 <div class="pair-item">
                     <p class="panel-label">"W_O, its rows cut into heads: it mixes them back"</p>
                     <Heatmap name="w-o-blocks" grid=wo_grid scale=w_scale summary=Signal::derive(move || mh.with(|m| format!("W_O split into {} row blocks of {}.", m.heads, m.d_head)))
-                        describe=Callback::new(move |(i, j): (usize, usize)| format!("row {i}, column {j} of the blocked W_O")) max_width=260.0 />
+                        describe=Callback::new(move |(i, j): (usize, usize)| format!("row {i}, column {j} of the blocked W_O")) max_width=260.0 aspect=1.0 />
                 </div>
             </div>
             <div class="readouts">
@@ -1206,6 +1249,29 @@ mod tests {
     fn caption_says_when_a_is_still_being_computed() {
         let c = score_rank_caption(&score_rank(1, 8, 2), None, 2);
         assert!(c.contains("Computing"), "{c}");
+    }
+
+    #[test]
+    fn a_kept_split_is_the_split_made_fresh_and_is_forgotten_with_its_weights() {
+        let w = multi_head_weights(3, 12, 32);
+        let mut cache = SplitCache::default();
+        let first = cache.split((3, 12, 32), &w, 4);
+        assert_eq!(cache.split((3, 12, 32), &w, 2), multi_head_split(&w, 2));
+        assert_eq!(cache.split((3, 12, 32), &w, 4), first);
+        assert_eq!(first, multi_head_split(&w, 4));
+        // 3 heads do not divide 32: the split is the one into 2, kept once.
+        assert_eq!(cache.split((3, 12, 32), &w, 3).heads, 2);
+        assert_eq!(cache.splits.len(), 2);
+        let other = multi_head_weights(4, 12, 32);
+        assert_eq!(
+            cache.split((4, 12, 32), &other, 4),
+            multi_head_split(&other, 4)
+        );
+        assert_eq!(
+            cache.splits.len(),
+            1,
+            "splits of the old draw are forgotten"
+        );
     }
 
     #[test]

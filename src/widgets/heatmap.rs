@@ -102,21 +102,22 @@ fn composite(
     canvas: &HtmlCanvasElement,
     offscreen: &HtmlCanvasElement,
     grid: &Grid,
-    css_w: f64,
-    height: Option<f64>,
+    (css_w, css_h): (f64, f64),
     focus: Option<(usize, usize)>,
     palette: &Palette,
 ) -> Option<()> {
-    let css_h = height.unwrap_or(css_w * grid.rows as f64 / grid.cols.max(1) as f64);
     let dpr = fit_canvas(canvas, css_w, css_h);
     let ctx = context_2d(canvas)?;
     let (w, h) = (canvas.width() as f64, canvas.height() as f64);
     ctx.set_image_smoothing_enabled(false);
-    ctx.clear_rect(0.0, 0.0, w, h);
     if grid.rows == 0 || grid.cols == 0 {
+        ctx.clear_rect(0.0, 0.0, w, h);
         return Some(());
     }
-    ctx.draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
+    // "copy" replaces every pixel of the canvas with the image (transparent cells
+    // included), so no clearRect of the whole canvas first.
+    let _ = ctx.set_global_composite_operation("copy");
+    let drawn = ctx.draw_image_with_html_canvas_element_and_sw_and_sh_and_dx_and_dy_and_dw_and_dh(
         offscreen,
         0.0,
         0.0,
@@ -126,8 +127,9 @@ fn composite(
         0.0,
         w,
         h,
-    )
-    .ok()?;
+    );
+    let _ = ctx.set_global_composite_operation("source-over");
+    drawn.ok()?;
     if let Some((r, c)) = focus {
         let (cw, ch) = (w / grid.cols as f64, h / grid.rows as f64);
         let line = (2.0 * dpr).max(1.0);
@@ -161,6 +163,11 @@ pub fn Heatmap(
     /// A fixed CSS height (for strips); by default cells are square.
     #[prop(optional)]
     height: Option<f64>,
+    /// A fixed height over width, for a grid whose shape changes while its picture
+    /// should keep its size (a matrix with gaps between its blocks): the canvas is then
+    /// never resized by a change of data.
+    #[prop(optional)]
+    aspect: Option<f64>,
 ) -> impl IntoView {
     let wrapper = NodeRef::<Div>::new();
     let canvas_ref = NodeRef::<Canvas>::new();
@@ -176,6 +183,9 @@ pub fn Heatmap(
     let draw = move |canvas: &HtmlCanvasElement, g: &Grid, repaint: bool| {
         let started = now_ms();
         let css_w = width.get_untracked().min(max_width).max(40.0);
+        let css_h = height
+            .or(aspect.map(|a| css_w * a))
+            .unwrap_or(css_w * g.rows as f64 / g.cols.max(1) as f64);
         let colours = palette.get_untracked();
         offscreen.with_value(|off| {
             if let Some(off) = off {
@@ -186,8 +196,7 @@ pub fn Heatmap(
                     canvas,
                     off,
                     g,
-                    css_w,
-                    height,
+                    (css_w, css_h),
                     focus.get_untracked(),
                     &colours,
                 );

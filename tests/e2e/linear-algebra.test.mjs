@@ -273,3 +273,42 @@ test('a change of n or d_k draws each score-rank canvas once, with rank A alread
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('moving h keeps the blocked W_Q and W_O canvases at one size, and a split made earlier shows exactly what a fresh one does', async () => {
+  const p = await openPage(env);
+  await p.goto('?mhd=64&mhh=4&rn=32');
+  await p.page.$eval('[data-figure="multi-head"]', (f) => f.scrollIntoView({ block: 'start' }));
+  await settle(p.page);
+  const sizes = await p.page.evaluate(async () => {
+    const frame = () => new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+    const fig = document.querySelector('[data-figure="multi-head"]');
+    const input = fig.querySelector('[data-control="mhh"]');
+    const blocks = [...fig.querySelectorAll('[data-canvas="w-q-blocks"], [data-canvas="w-o-blocks"]')];
+    const out = [];
+    for (const h of [4, 8, 1, 2, 4]) {
+      input.value = String(h);
+      input.dispatchEvent(new Event('input', { bubbles: true }));
+      for (let f = 0; f < 4; f++) await frame();
+      out.push(blocks.map((c) => `${c.width}×${c.height} ${c.style.height}`).join(', '));
+    }
+    return out;
+  });
+  assert.equal(new Set(sizes).size, 1, `one size for every h: ${sizes.join(' | ')}`);
+  // h went 4 → 8 → 1 → 2 → 4: the split into 4 shown now was kept from the first visit.
+  // (Cells made for h = 8 stay, hidden: compare what is shown.)
+  const shown = (page) => page.evaluate(() => {
+    const fig = document.querySelector('[data-figure="multi-head"]');
+    const canvases = [...fig.querySelectorAll('canvas[data-canvas]')].filter((c) => !c.closest('[hidden]')).map((c) => c.toDataURL());
+    const values = [...fig.querySelectorAll('[data-readout]')].map((e) => e.dataset.value);
+    return JSON.stringify({ canvases, values, caption: document.querySelector('[data-caption="multi-head"]').textContent });
+  });
+  const kept = await shown(p.page);
+  const fresh = await openPage(env);
+  await fresh.goto('?mhd=64&mhh=4&rn=32');
+  await fresh.page.$eval('[data-figure="multi-head"]', (f) => f.scrollIntoView({ block: 'start' }));
+  await settle(fresh.page);
+  assert.equal(await shown(fresh.page), kept);
+  assert.deepEqual(p.errors, []);
+  await p.close();
+  await fresh.close();
+});
