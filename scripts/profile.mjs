@@ -26,7 +26,7 @@ const elapsed = await page.evaluate(async ({ figure, control, positions, changes
   const t0 = performance.now();
   for (let i = 0; i < changes; i++) {
     if (input.type === 'checkbox') input.click();
-    else { input.value = positions[i % positions.length]; input.dispatchEvent(new Event(input.tagName === 'SELECT' ? 'change' : 'input', { bubbles: true })); }
+    else { input.value = positions[i % positions.length]; input.dispatchEvent(new Event(input.tagName === 'SELECT' || input.type === 'number' ? 'change' : 'input', { bubbles: true })); }
     for (let f = 0; f < 3; f++) await frame();
     while (document.querySelector('[aria-busy="true"]')) await frame();
   }

@@ -98,9 +98,15 @@ pub fn parse_hex_color(text: &str) -> Option<(u8, u8, u8)> {
     }
 }
 
+thread_local! {
+    /// The page's Performance object, fetched once: sliced work asks the time after
+    /// every block, and `window.performance` is a call into JS that makes a new handle.
+    static PERFORMANCE: Option<web_sys::Performance> = window().performance();
+}
+
 /// Milliseconds since navigation (0 where there is no Performance API).
 pub fn now_ms() -> f64 {
-    window().performance().map(|p| p.now()).unwrap_or(0.0)
+    PERFORMANCE.with(|p| p.as_ref().map(|p| p.now()).unwrap_or(0.0))
 }
 
 /// Records that a canvas finished drawing, having started at `started_ms`: bumps its
