@@ -11,7 +11,9 @@ const ONLY = process.argv[3] ?? '';
 // A drag of the depth slider up and down 28…36, of the gain 0.70…1.30, and seeds never seen.
 const DRAG_DEPTHS = [28, 29, 30, 31, 32, 33, 34, 35, 36, 35, 34, 33, 32, 31, 30, 29];
 const DRAG_GAINS = [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.25, 1.3, 1.25, 1.2, 1.15, 1.1, 1.05, 1, 0.95, 0.9, 0.85, 0.8, 0.75];
-// Every gain of the slider, upwards: none of them kept when it comes round again.
+// Every gain of the slider, upwards, round and round: too many states to keep until it comes
+// round again (each also leaves its anticipated neighbours), so a `ready` change here is a
+// step computed ahead in idle time, not a revisit.
 const EVERY_GAIN = Array.from({ length: 36 }, (_, i) => Math.round((0.25 + 0.05 * i) * 100) / 100);
 const NEW_SEEDS = Array.from({ length: 400 }, (_, i) => 100 + i);
 
