@@ -202,7 +202,7 @@ pub fn blocked_grid(m: &DMatrix<f64>, block: usize, by_columns: bool) -> Grid {
 #[derive(Default)]
 struct SplitCache {
     /// What the weights were drawn from: (seed, tokens, d_model).
-    drawn_from: Option<(u64, usize, i64)>,
+    drawn_from: Option<(u64, usize, usize)>,
     splits: Vec<MultiHead>,
 }
 
@@ -211,7 +211,7 @@ impl SplitCache {
     /// divisor of d_model), made now or kept from earlier.
     fn split(
         &mut self,
-        drawn_from: (u64, usize, i64),
+        drawn_from: (u64, usize, usize),
         w: &MultiHeadWeights,
         requested: usize,
     ) -> MultiHead {
@@ -397,22 +397,29 @@ impl LinearAlgebraModel {
         // The draws and projections do not depend on the split into heads: a change of h
         // only cuts them again.
         let head_d = state.int("mhd");
+        // What the weights are drawn from: (seed, tokens, d_model).
+        let drawn_from = Memo::new(move |_| {
+            (
+                seed.get(),
+                n.get().min(MULTI_HEAD_MAX_N),
+                head_d.get().clamp(16, 128) as usize,
+            )
+        });
         let head_weights = Memo::new(move |prev: Option<&MultiHeadWeights>| match prev {
             Some(prev) if !heads_on_screen.get() => prev.clone(),
             _ => {
-                let d = head_d.get().clamp(16, 128) as usize;
-                multi_head_weights(seed.get(), n.get().min(MULTI_HEAD_MAX_N), d)
+                let (seed, n, d) = drawn_from.get();
+                multi_head_weights(seed, n, d)
             }
         });
         let splits = StoredValue::new(SplitCache::default());
         let heads = Memo::new(move |prev: Option<&MultiHead>| match prev {
             Some(prev) if !heads_on_screen.get() => prev.clone(),
             _ => {
-                let drawn_from = (seed.get(), n.get().min(MULTI_HEAD_MAX_N), head_d.get());
-                let h = requested_heads.get();
+                let (from, h) = (drawn_from.get(), requested_heads.get());
                 head_weights.with(|w| {
                     splits
-                        .try_update_value(|c| c.split(drawn_from, w, h))
+                        .try_update_value(|c| c.split(from, w, h))
                         .unwrap_or_else(|| multi_head_split(w, h))
                 })
             }

@@ -60,7 +60,7 @@ pub fn shape_from(p: &crate::state::Params, wiring: Wiring) -> StackShape {
         d_model,
         heads: heads_dividing(d_model, p.int("heads").clamp(1, 4) as usize),
         seq_len: p.int("seq").clamp(4, 16) as usize,
-        gain: p.float("gain").clamp(0.25, 2.0),
+        gain: p.float("gain").clamp(GAIN_RANGE.0, GAIN_RANGE.1),
         seed: p.int("sseed").max(0) as u64,
         wiring,
     }
@@ -248,7 +248,8 @@ impl Pace {
     }
 }
 
-/// The gain slider's step and range (`gain`).
+/// The gain slider's step and range (`gain`), used by the slider, the URL's clamp and the
+/// stacks anticipated one step away.
 const GAIN_STEP: f64 = 0.05;
 const GAIN_RANGE: (f64, f64) = (0.25, 2.0);
 /// Stacks no more work than this (d_model² · T · depth, four default stacks) are
@@ -852,7 +853,7 @@ fn StackControls(model: StabilityModel, instance: &'static str) -> impl IntoView
     let int_cb = |cb: Callback<i64>| Callback::new(move |v: f64| cb.run(v.round() as i64));
     view! {
         <Slider key="gain" label="Init gain" instance=instance value=gain on_change=set_gain
-            scale=Scale::Linear { min: 0.25, max: 2.0, step: 0.05 } format=two_digits />
+            scale=Scale::Linear { min: GAIN_RANGE.0, max: GAIN_RANGE.1, step: GAIN_STEP } format=two_digits />
         <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed max=999_999 />
         <Slider key="dmodel" label="d_model" instance=instance value=Signal::derive(move || d.get() as f64) on_change=int_cb(set_d)
             scale=Scale::Linear { min: 16.0, max: 64.0, step: 4.0 } format=whole />
@@ -1352,20 +1353,15 @@ mod tests {
     #[test]
     fn neighbouring_gains_are_the_values_the_slider_gives() {
         // The slider's value is its text parsed: "0.8", not 0.75 + 0.05.
-        assert_eq!(
-            gains_beside(0.75),
-            (Some("0.8".parse().unwrap()), Some(0.7))
-        );
-        assert_eq!(gains_beside(0.9).0, Some("0.95".parse().unwrap()));
+        let parsed = |text: &str| text.parse::<f64>().ok();
+        assert_eq!(gains_beside(0.75), (parsed("0.8"), Some(0.7)));
+        assert_eq!(gains_beside(0.9).0, parsed("0.95"));
         assert_ne!(
             0.9 + GAIN_STEP,
             0.95,
             "a sum would miss the profile kept for 0.95"
         );
-        assert_eq!(
-            gains_beside(1.15),
-            (Some("1.2".parse().unwrap()), Some("1.1".parse().unwrap()))
-        );
+        assert_eq!(gains_beside(1.15), (parsed("1.2"), parsed("1.1")));
         // A gain between two steps (from a URL) has the grid values either side.
         assert_eq!(gains_beside(0.73), (Some(0.75), Some(0.7)));
         // Past the ends there is nothing.

@@ -81,7 +81,8 @@ export async function draws(page, selector) {
 
 /** Everything a figure shows: its canvases' pixels, its readouts and its caption. */
 export async function figureState(page, id) {
-  const canvases = await page.$$eval(`[data-figure="${id}"] canvas[data-canvas]`, (cs) => cs.map((c) => c.toDataURL()));
+  // What is shown: a hidden canvas (a multi-head cell beyond h keeps its last picture) is not.
+  const canvases = await page.$$eval(`[data-figure="${id}"] canvas[data-canvas]`, (cs) => cs.filter((c) => !c.closest('[hidden]')).map((c) => c.toDataURL()));
   const values = await page.$$eval(`[data-figure="${id}"] [data-readout]`, (els) => els.map((e) => e.dataset.value));
   return JSON.stringify({ canvases, values, caption: await page.textContent(`[data-caption="${id}"]`) });
 }

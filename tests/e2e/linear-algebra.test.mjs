@@ -295,19 +295,13 @@ test('moving h keeps the blocked W_Q and W_O canvases at one size, and a split m
   });
   assert.equal(new Set(sizes).size, 1, `one size for every h: ${sizes.join(' | ')}`);
   // h went 4 → 8 → 1 → 2 → 4: the split into 4 shown now was kept from the first visit.
-  // (Cells made for h = 8 stay, hidden: compare what is shown.)
-  const shown = (page) => page.evaluate(() => {
-    const fig = document.querySelector('[data-figure="multi-head"]');
-    const canvases = [...fig.querySelectorAll('canvas[data-canvas]')].filter((c) => !c.closest('[hidden]')).map((c) => c.toDataURL());
-    const values = [...fig.querySelectorAll('[data-readout]')].map((e) => e.dataset.value);
-    return JSON.stringify({ canvases, values, caption: document.querySelector('[data-caption="multi-head"]').textContent });
-  });
-  const kept = await shown(p.page);
+  // (Cells made for h = 8 stay, hidden; figureState compares what is shown.)
+  const kept = await figureState(p.page, 'multi-head');
   const fresh = await openPage(env);
   await fresh.goto('?mhd=64&mhh=4&rn=32');
   await fresh.page.$eval('[data-figure="multi-head"]', (f) => f.scrollIntoView({ block: 'start' }));
   await settle(fresh.page);
-  assert.equal(await shown(fresh.page), kept);
+  assert.equal(await figureState(fresh.page, 'multi-head'), kept);
   assert.deepEqual(p.errors, []);
   await p.close();
   await fresh.close();
