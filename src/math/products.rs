@@ -38,10 +38,10 @@ impl<'a> View<'a> {
     }
 }
 
-/// C = A B for strided views; a zero matrix of the right shape when the inner
+/// C = α A B for strided views; a zero matrix of the right shape when the inner
 /// dimensions disagree or are empty (never reached by the callers, whose shapes are
 /// fixed by the block).
-fn product(a: View<'_>, b: View<'_>) -> DMatrix<f64> {
+fn product(alpha: f64, a: View<'_>, b: View<'_>) -> DMatrix<f64> {
     let (m, k, n) = (a.rows, a.cols, b.cols);
     let mut c = DMatrix::zeros(m, n);
     if k != b.rows || m == 0 || n == 0 || k == 0 {
@@ -56,7 +56,7 @@ fn product(a: View<'_>, b: View<'_>) -> DMatrix<f64> {
             m,
             k,
             n,
-            1.0,
+            alpha,
             a.data.as_ptr(),
             a.row_stride,
             a.col_stride,
@@ -74,12 +74,23 @@ fn product(a: View<'_>, b: View<'_>) -> DMatrix<f64> {
 
 /// AᵀB (A is k×m, B is k×n; the result is m×n).
 pub fn transpose_times(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
-    product(View::transposed(a), View::of(b))
+    product(1.0, View::transposed(a), View::of(b))
 }
 
 /// ABᵀ (A is m×k, B is n×k; the result is m×n).
 pub fn times_transpose(a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
-    product(View::of(a), View::transposed(b))
+    scaled_times_transpose(1.0, a, b)
+}
+
+/// αAB (A is m×k, B is k×n): the product with the scale folded into the kernel, so a
+/// scaled factor αB is never formed.
+pub fn scaled_times(alpha: f64, a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
+    product(alpha, View::of(a), View::of(b))
+}
+
+/// αABᵀ (A is m×k, B is n×k; the result is m×n).
+pub fn scaled_times_transpose(alpha: f64, a: &DMatrix<f64>, b: &DMatrix<f64>) -> DMatrix<f64> {
+    product(alpha, View::of(a), View::transposed(b))
 }
 
 #[cfg(test)]
@@ -102,6 +113,30 @@ mod tests {
         let (a, b) = (sample(8, 13, 0.3), sample(5, 13, 0.9));
         let expected = &a * b.transpose();
         assert!((times_transpose(&a, &b) - expected).abs().max() < 1e-12);
+    }
+
+    #[test]
+    fn scaled_products_equal_the_scale_times_the_materialised_product() {
+        let (a, b, c) = (sample(8, 13, 0.3), sample(13, 6, 0.5), sample(5, 13, 0.9));
+        let k = -0.37;
+        assert!((scaled_times(k, &a, &b) - (&a * &b) * k).abs().max() < 1e-12);
+        assert!(
+            (scaled_times_transpose(k, &a, &c) - (&a * c.transpose()) * k)
+                .abs()
+                .max()
+                < 1e-12
+        );
+    }
+
+    #[test]
+    fn a_two_by_two_scaled_product_matches_the_hand_computation() {
+        // A = [1 2; 3 4], B = [5 6; 7 8], α = 2: αAB = [38 44; 86 100].
+        let a = DMatrix::from_row_slice(2, 2, &[1.0, 2.0, 3.0, 4.0]);
+        let b = DMatrix::from_row_slice(2, 2, &[5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(
+            scaled_times(2.0, &a, &b),
+            DMatrix::from_row_slice(2, 2, &[38.0, 44.0, 86.0, 100.0])
+        );
     }
 
     #[test]

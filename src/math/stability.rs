@@ -27,7 +27,9 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::math::products::{times_transpose, transpose_times};
+use crate::math::products::{
+    scaled_times, scaled_times_transpose, times_transpose, transpose_times,
+};
 use crate::math::rng::SeededStream;
 use crate::math::softmax::{softmax_into, softmax_vjp};
 
@@ -166,6 +168,48 @@ pub struct BlockWeights {
     pub ln2: LayerNormParams,
 }
 
+/// A block's weights as its forward and backward passes read them: each weight W as a
+/// stored matrix M and a factor k with W = k·M. Products then take the factor into the
+/// kernel, x·W = k·(x·M) and g·Wᵀ = k·(g·Mᵀ), so a stack runs on its unit draws Z with
+/// k = gain/√fan_in and never forms a scaled copy of a weight.
+pub trait BlockParams {
+    /// (M, k) with W = k·M for the weight `which`.
+    fn weight(&self, which: Param) -> (&DMatrix<f64>, f64);
+    /// The LayerNorm of the `branch` sub-layer.
+    fn norm(&self, branch: Branch) -> &LayerNormParams;
+}
+
+impl BlockParams for BlockWeights {
+    fn weight(&self, which: Param) -> (&DMatrix<f64>, f64) {
+        let m = match which {
+            Param::Wq => &self.wq,
+            Param::Wk => &self.wk,
+            Param::Wv => &self.wv,
+            Param::Wo => &self.wo,
+            Param::W1 => &self.w1,
+            Param::W2 => &self.w2,
+        };
+        (m, 1.0)
+    }
+
+    fn norm(&self, branch: Branch) -> &LayerNormParams {
+        match branch {
+            Branch::Attention => &self.ln1,
+            Branch::Mlp => &self.ln2,
+        }
+    }
+}
+
+/// x·W for W = k·M given as (M, k): k·(x·M) in one product.
+fn times_weight(x: &DMatrix<f64>, (m, k): (&DMatrix<f64>, f64)) -> DMatrix<f64> {
+    scaled_times(k, x, m)
+}
+
+/// g·Wᵀ for W = k·M given as (M, k): k·(g·Mᵀ) in one product.
+fn times_weight_transpose(g: &DMatrix<f64>, (m, k): (&DMatrix<f64>, f64)) -> DMatrix<f64> {
+    scaled_times_transpose(k, g, m)
+}
+
 /// A matrix of N(0, std²) entries from its own stream.
 fn gaussian(seed: u64, path: &[u64], rows: usize, cols: usize, std: f64) -> DMatrix<f64> {
     let mut s = SeededStream::new(seed, path);
@@ -200,11 +244,26 @@ pub fn unit_block_weights(seed: u64, d: usize, layer: usize) -> UnitWeights {
 }
 
 impl UnitWeights {
+    /// The factor of matrix `i` at `gain`: k = gain/√fan_in (fan_in its rows).
+    fn factor(&self, i: usize, gain: f64) -> f64 {
+        gain / (self.0[i].nrows() as f64).sqrt()
+    }
+
+    /// These draws as the weights at `gain`, W = (gain/√fan_in)·Z, without a scaled copy;
+    /// both norms `norm` (the identity γ = 1, β = 0 at initialisation).
+    pub fn at_gain<'a>(&'a self, gain: f64, norm: &'a LayerNormParams) -> GainScaled<'a> {
+        GainScaled {
+            units: self,
+            gain,
+            norm,
+        }
+    }
+
     /// Every matrix scaled to N(0, gain²/fan_in): W = (gain/√fan_in) · Z; γ = 1, β = 0.
     pub fn scaled(&self, gain: f64) -> BlockWeights {
         let w = |i: usize| {
             let z = &self.0[i];
-            let k = gain / (z.nrows() as f64).sqrt();
+            let k = self.factor(i, gain);
             let scaled: Vec<f64> = z.as_slice().iter().map(|v| v * k).collect();
             DMatrix::from_vec(z.nrows(), z.ncols(), scaled)
         };
@@ -219,6 +278,32 @@ impl UnitWeights {
             ln1: LayerNormParams::identity(d),
             ln2: LayerNormParams::identity(d),
         }
+    }
+}
+
+/// One block's unit draws read at a gain: W = (gain/√fan_in)·Z for each matrix (see
+/// [`BlockParams`]), the same weights as [`UnitWeights::scaled`] up to rounding.
+pub struct GainScaled<'a> {
+    units: &'a UnitWeights,
+    gain: f64,
+    norm: &'a LayerNormParams,
+}
+
+impl BlockParams for GainScaled<'_> {
+    fn weight(&self, which: Param) -> (&DMatrix<f64>, f64) {
+        let i = match which {
+            Param::Wq => 0,
+            Param::Wk => 1,
+            Param::Wv => 2,
+            Param::Wo => 3,
+            Param::W1 => 4,
+            Param::W2 => 5,
+        };
+        (&self.units.0[i], self.units.factor(i, self.gain))
+    }
+
+    fn norm(&self, _: Branch) -> &LayerNormParams {
+        self.norm
     }
 }
 
@@ -485,9 +570,18 @@ pub fn mlp_forward(
     w1: &DMatrix<f64>,
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, MlpCache) {
-    let pre = x * w1;
+    mlp_forward_weighted(x, (w1, 1.0), (w2, 1.0))
+}
+
+/// [`mlp_forward`] with W₁ and W₂ given as (M, k), W = k·M (see [`BlockParams`]).
+fn mlp_forward_weighted(
+    x: &DMatrix<f64>,
+    w1: (&DMatrix<f64>, f64),
+    w2: (&DMatrix<f64>, f64),
+) -> (DMatrix<f64>, MlpCache) {
+    let pre = times_weight(x, w1);
     let tanh = pre.map(gelu_tanh);
-    let y = gelu_given_tanh(&pre, &tanh) * w2;
+    let y = times_weight(&gelu_given_tanh(&pre, &tanh), w2);
     (
         y,
         MlpCache {
@@ -507,29 +601,30 @@ pub fn mlp_backward(
     w2: &DMatrix<f64>,
 ) -> (DMatrix<f64>, DMatrix<f64>, DMatrix<f64>) {
     let mut grads = BlockGrads::empty(cache.x.ncols());
-    let dx = mlp_backward_into(dy, cache, w1, w2, &mut grads);
+    let dx = mlp_backward_into(dy, cache, (w1, 1.0), (w2, 1.0), &mut grads);
     (dx, grads.w1, grads.w2)
 }
 
-/// [`mlp_backward`], the weight gradients dW₁ = xᵀdh and dW₂ = aᵀdy handed to `sink` as
-/// their factors. Returns dx.
+/// [`mlp_backward`], W₁ and W₂ given as (M, k) with W = k·M (see [`BlockParams`]), the
+/// weight gradients dW₁ = xᵀdh and dW₂ = aᵀdy handed to `sink` as their factors.
+/// Returns dx.
 pub fn mlp_backward_into(
     dy: &DMatrix<f64>,
     cache: &MlpCache,
-    w1: &DMatrix<f64>,
-    w2: &DMatrix<f64>,
+    w1: (&DMatrix<f64>, f64),
+    w2: (&DMatrix<f64>, f64),
     sink: &mut impl GradSink,
 ) -> DMatrix<f64> {
     sink.weights(
         &gelu_given_tanh(&cache.pre, &cache.tanh),
         &[(Param::W2, dy)],
     );
-    let mut dh = times_transpose(dy, w2);
+    let mut dh = times_weight_transpose(dy, w2);
     for ((g, &h), &t) in dh.iter_mut().zip(cache.pre.iter()).zip(cache.tanh.iter()) {
         *g *= gelu_derivative_given_tanh(h, t);
     }
     sink.weights(&cache.x, &[(Param::W1, &dh)]);
-    times_transpose(&dh, w1)
+    times_weight_transpose(&dh, w1)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -610,14 +705,18 @@ pub struct AttentionGrads {
 /// O = [P_1V_1 | … | P_HV_H]; y = O W_O.
 pub fn attention_forward(
     x: &DMatrix<f64>,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     heads: usize,
 ) -> (DMatrix<f64>, AttentionCache) {
     let (t, d) = x.shape();
     let heads = heads_dividing(d, heads);
     let dh = d / heads;
     let scale = 1.0 / (dh as f64).sqrt();
-    let (q, k, v) = (x * &w.wq, x * &w.wk, x * &w.wv);
+    let (q, k, v) = (
+        times_weight(x, w.weight(Param::Wq)),
+        times_weight(x, w.weight(Param::Wk)),
+        times_weight(x, w.weight(Param::Wv)),
+    );
     let mut o = DMatrix::zeros(t, d);
     let mut probs = Vec::with_capacity(heads);
     for h in 0..heads {
@@ -636,7 +735,7 @@ pub fn attention_forward(
         o.columns_mut(c0, dh).copy_from(&oh);
         probs.push(p);
     }
-    let y = &o * &w.wo;
+    let y = times_weight(&o, w.weight(Param::Wo));
     (
         y,
         AttentionCache {
@@ -657,7 +756,7 @@ pub fn attention_forward(
 pub fn attention_backward(
     dy: &DMatrix<f64>,
     cache: &AttentionCache,
-    w: &BlockWeights,
+    w: &impl BlockParams,
 ) -> (DMatrix<f64>, AttentionGrads) {
     let mut grads = BlockGrads::empty(cache.x.ncols());
     let dx = attention_backward_into(dy, cache, w, &mut grads);
@@ -669,7 +768,7 @@ pub fn attention_backward(
 pub fn attention_backward_into(
     dy: &DMatrix<f64>,
     cache: &AttentionCache,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     sink: &mut impl GradSink,
 ) -> DMatrix<f64> {
     let (t, d) = cache.x.shape();
@@ -677,7 +776,7 @@ pub fn attention_backward_into(
     let dh = d / heads;
     let scale = 1.0 / (dh as f64).sqrt();
     sink.weights(&cache.o, &[(Param::Wo, dy)]);
-    let d_o = times_transpose(dy, &w.wo);
+    let d_o = times_weight_transpose(dy, w.weight(Param::Wo));
     let (mut dq, mut dk, mut dv) = (
         DMatrix::zeros(t, d),
         DMatrix::zeros(t, d),
@@ -705,7 +804,9 @@ pub fn attention_backward_into(
         &cache.x,
         &[(Param::Wq, &dq), (Param::Wk, &dk), (Param::Wv, &dv)],
     );
-    times_transpose(&dq, &w.wq) + times_transpose(&dk, &w.wk) + times_transpose(&dv, &w.wv)
+    times_weight_transpose(&dq, w.weight(Param::Wq))
+        + times_weight_transpose(&dk, w.weight(Param::Wk))
+        + times_weight_transpose(&dv, w.weight(Param::Wv))
 }
 
 // ---------------------------------------------------------------------------------------
@@ -817,14 +918,11 @@ impl GradSink for BlockGrads {
 fn sublayer_forward(
     x: &DMatrix<f64>,
     branch: Branch,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     heads: usize,
     wiring: Wiring,
 ) -> (DMatrix<f64>, SublayerCache) {
-    let ln = match branch {
-        Branch::Attention => &w.ln1,
-        Branch::Mlp => &w.ln2,
-    };
+    let ln = w.norm(branch);
     let (u, pre_ln) = if wiring.norm == NormPlacement::Pre {
         let (u, c) = layer_norm_forward(x, ln);
         (u, Some(c))
@@ -837,7 +935,7 @@ fn sublayer_forward(
             (f, BranchCache::Attention(c))
         }
         Branch::Mlp => {
-            let (f, c) = mlp_forward(&u, &w.w1, &w.w2);
+            let (f, c) = mlp_forward_weighted(&u, w.weight(Param::W1), w.weight(Param::W2));
             (f, BranchCache::Mlp(c))
         }
     };
@@ -862,7 +960,7 @@ fn sublayer_forward(
 fn sublayer_backward(
     dy: &DMatrix<f64>,
     cache: &SublayerCache,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     wiring: Wiring,
     sink: &mut impl GradSink,
 ) -> DMatrix<f64> {
@@ -870,10 +968,7 @@ fn sublayer_backward(
         BranchCache::Attention(_) => Branch::Attention,
         BranchCache::Mlp(_) => Branch::Mlp,
     };
-    let ln = match branch {
-        Branch::Attention => &w.ln1,
-        Branch::Mlp => &w.ln2,
-    };
+    let ln = w.norm(branch);
     let mut ln_grad = None;
     let ds = match &cache.post_ln {
         Some(c) => {
@@ -885,7 +980,9 @@ fn sublayer_backward(
     };
     let du = match &cache.branch {
         BranchCache::Attention(c) => attention_backward_into(&ds, c, w, sink),
-        BranchCache::Mlp(c) => mlp_backward_into(&ds, c, &w.w1, &w.w2, sink),
+        BranchCache::Mlp(c) => {
+            mlp_backward_into(&ds, c, w.weight(Param::W1), w.weight(Param::W2), sink)
+        }
     };
     let dx_branch = match &cache.pre_ln {
         Some(c) => {
@@ -909,7 +1006,7 @@ fn sublayer_backward(
 /// One decoder block forward: the attention sub-layer, then the MLP sub-layer.
 pub fn block_forward(
     x: &DMatrix<f64>,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     heads: usize,
     wiring: Wiring,
 ) -> (DMatrix<f64>, BlockCache) {
@@ -922,10 +1019,10 @@ pub fn block_forward(
 pub fn block_backward(
     dy: &DMatrix<f64>,
     cache: &BlockCache,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     wiring: Wiring,
 ) -> (DMatrix<f64>, BlockGrads) {
-    let mut grads = BlockGrads::empty(w.wq.nrows());
+    let mut grads = BlockGrads::empty(w.weight(Param::Wq).0.nrows());
     let dx = block_backward_into(dy, cache, w, wiring, &mut grads);
     (dx, grads)
 }
@@ -935,7 +1032,7 @@ pub fn block_backward(
 pub fn block_backward_norm(
     dy: &DMatrix<f64>,
     cache: &BlockCache,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     wiring: Wiring,
 ) -> (DMatrix<f64>, f64) {
     let mut norm = GradNorm::default();
@@ -946,7 +1043,7 @@ pub fn block_backward_norm(
 fn block_backward_into(
     dy: &DMatrix<f64>,
     cache: &BlockCache,
-    w: &BlockWeights,
+    w: &impl BlockParams,
     wiring: Wiring,
     sink: &mut impl GradSink,
 ) -> DMatrix<f64> {
@@ -965,12 +1062,13 @@ pub struct Tape {
     pub shape: StackShape,
     input: DMatrix<f64>,
     loss_weights: DMatrix<f64>,
-    /// Each block's unit draws; its weights are `units.scaled(shape.gain)`.
+    /// Each block's unit draws; its weights are `units.at_gain(shape.gain, …)`.
     weights: Vec<Arc<UnitWeights>>,
     caches: Vec<BlockCache>,
     /// outputs[l] = x_{l+1}, the output of block l.
     outputs: Vec<DMatrix<f64>>,
-    final_ln: LayerNormParams,
+    /// Every norm of the initialised stack, the blocks' and the final one: γ = 1, β = 0.
+    norm_at_init: LayerNormParams,
 }
 
 impl Tape {
@@ -978,7 +1076,7 @@ impl Tape {
     pub fn new(mut shape: StackShape) -> Self {
         shape.heads = heads_dividing(shape.d_model, shape.heads);
         let (input, loss_weights) = input_and_loss_weights(&shape);
-        let final_ln = LayerNormParams::identity(shape.d_model);
+        let norm_at_init = LayerNormParams::identity(shape.d_model);
         Self {
             shape,
             input,
@@ -986,7 +1084,7 @@ impl Tape {
             weights: Vec::new(),
             caches: Vec::new(),
             outputs: Vec::new(),
-            final_ln,
+            norm_at_init,
         }
     }
 
@@ -1020,7 +1118,7 @@ impl Tape {
         let units = bank.units(&self.shape, layer);
         let (y, cache) = block_forward(
             self.block_input(layer),
-            &units.scaled(self.shape.gain),
+            &units.at_gain(self.shape.gain, &self.norm_at_init),
             self.shape.heads,
             self.shape.wiring,
         );
@@ -1049,7 +1147,7 @@ impl Tape {
     pub fn output_and_loss(&self, depth: usize) -> (DMatrix<f64>, f64) {
         let x = self.block_input(depth.min(self.len()));
         let y = if self.shape.wiring.norm == NormPlacement::Pre {
-            layer_norm_forward(x, &self.final_ln).0
+            layer_norm_forward(x, &self.norm_at_init).0
         } else {
             x.clone()
         };
@@ -1062,8 +1160,8 @@ impl Tape {
         let depth = depth.min(self.len());
         let r = self.loss_weights.clone();
         let grad = if self.shape.wiring.norm == NormPlacement::Pre {
-            let (_, cache) = layer_norm_forward(self.block_input(depth), &self.final_ln);
-            layer_norm_backward(&r, &cache, &self.final_ln).0
+            let (_, cache) = layer_norm_forward(self.block_input(depth), &self.norm_at_init);
+            layer_norm_backward(&r, &cache, &self.norm_at_init).0
         } else {
             r
         };
@@ -1098,7 +1196,7 @@ impl Backward {
         let (dx, weight_grad_norm) = block_backward_norm(
             &self.grad,
             &tape.caches[l],
-            &tape.weights[l].scaled(tape.shape.gain),
+            &tape.weights[l].at_gain(tape.shape.gain, &tape.norm_at_init),
             tape.shape.wiring,
         );
         self.weight_grad_norm[l] = weight_grad_norm;
@@ -1534,6 +1632,26 @@ mod tests {
             block_weights(&s, 0).w2[(3, 1)],
             z.0[5][(3, 1)] * (1.0 / 32f64.sqrt())
         );
+    }
+
+    #[test]
+    fn gain_scaled_draws_pass_as_the_scaled_weights_do() {
+        // x·(kZ) against k·(x·Z): the same block up to rounding, forward and backward.
+        let z = unit_block_weights(11, 8, 2);
+        let norm = LayerNormParams::identity(8);
+        let (x, r) = (random(3, 4, 8), random(4, 4, 8));
+        for gain in [0.35, 1.0, 1.7] {
+            let (plain, folded) = (z.scaled(gain), z.at_gain(gain, &norm));
+            for wiring in all_wirings() {
+                let (y, cache) = block_forward(&x, &plain, 2, wiring);
+                let (y_folded, cache_folded) = block_forward(&x, &folded, 2, wiring);
+                assert!((&y - &y_folded).abs().max() <= 1e-13 * y.abs().max());
+                let (dx, g) = block_backward(&r, &cache, &plain, wiring);
+                let (dx_folded, g_folded) = block_backward(&r, &cache_folded, &folded, wiring);
+                assert!((&dx - &dx_folded).abs().max() <= 1e-13 * dx.abs().max());
+                assert!((g.norm() - g_folded.norm()).abs() <= 1e-13 * g.norm());
+            }
+        }
     }
 
     #[test]
