@@ -293,6 +293,13 @@ pub fn ColorBar(#[prop(into)] scale: Signal<ColorScale>, label: &'static str) ->
             cols: steps,
             values,
         };
+        // The strip shows its whole canvas, so the canvas is exactly the ramp (a new
+        // canvas is 300×150, which `paint_offscreen`, made for grow-only offscreen
+        // canvases, would keep: the ramp would fill one row of 150, an empty-looking bar).
+        if canvas.width() != steps as u32 || canvas.height() != 1 {
+            canvas.set_width(steps as u32);
+            canvas.set_height(1);
+        }
         paint_offscreen(&canvas, &grid, &scale);
     });
     let ends = move || {

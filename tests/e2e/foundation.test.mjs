@@ -26,6 +26,27 @@ test('the page loads under a sub-path with no error, every figure drawn, formula
   await p.close();
 });
 
+test('every colour bar paints its whole strip, one opaque ramp from one end of its scale to the other', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  const bars = await p.page.$$eval('.colorbar-strip', (cs) => cs.map((c) => {
+    const px = c.getContext('2d').getImageData(0, 0, c.width, c.height).data;
+    const at = (i) => [...px.slice(4 * i, 4 * i + 3)];
+    let transparent = 0;
+    for (let i = 3; i < px.length; i += 4) if (px[i] !== 255) transparent++;
+    return { label: c.closest('.colorbar').getAttribute('aria-label'), width: c.width, height: c.height, transparent, first: at(0), last: at(c.width * c.height - 1) };
+  }));
+  assert.equal(bars.length, 4, 'one colour bar under each of the four heatmap figures that have one');
+  for (const b of bars) {
+    // The strip is stretched over its whole box: a canvas taller than the ramp would show
+    // mostly transparent rows (the bar looked empty at 300×150 with one painted row).
+    assert.deepEqual([b.width, b.height], [256, 1], b.label);
+    assert.equal(b.transparent, 0, `${b.label}: every pixel painted`);
+    assert.notDeepEqual(b.first, b.last, `${b.label}: the two ends differ in colour`);
+  }
+  await p.close();
+});
+
 test('every glyph of every formula comes from a KaTeX font (the cut-down fonts miss none)', async () => {
   const p = await openPage(env);
   await p.goto('');
