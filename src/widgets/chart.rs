@@ -79,7 +79,8 @@ pub struct ChartSpec {
     pub x: Axis,
     pub y: Axis,
     pub marks: Vec<Mark>,
-    /// Put the legend in the upper left corner (default: upper right).
+    /// The legend's preferred corner is the upper left (default: the upper right). It
+    /// moves to another corner of the plot when that one covers less of what is drawn.
     pub legend_left: bool,
 }
 
@@ -201,13 +202,101 @@ fn fill_text(
     let _ = ctx.fill_text(text, x, y);
 }
 
+/// A rectangle in canvas pixels: (left, top, right, bottom).
+type PixelRect = (f64, f64, f64, f64);
+
+/// Points every `step` pixels along a polyline (its vertices included), for
+/// [`legend_corner`] to count what a legend would cover.
+fn sample_polyline(pixels: &[(i32, i32)], step: f64, out: &mut Vec<(f64, f64)>) {
+    let step = step.max(1.0);
+    for pair in pixels.windows(2) {
+        let ((ax, ay), (bx, by)) = (
+            (pair[0].0 as f64, pair[0].1 as f64),
+            (pair[1].0 as f64, pair[1].1 as f64),
+        );
+        let n = ((bx - ax).hypot(by - ay) / step)
+            .ceil()
+            .clamp(1.0, 10_000.0) as usize;
+        out.extend((0..n).map(|i| {
+            let t = i as f64 / n as f64;
+            (ax + t * (bx - ax), ay + t * (by - ay))
+        }));
+    }
+    out.extend(pixels.last().map(|&(x, y)| (x as f64, y as f64)));
+}
+
+/// Points on a grid of `step` pixels over a filled rectangle (a bar).
+fn sample_rect((l, t, r, b): PixelRect, step: f64, out: &mut Vec<(f64, f64)>) {
+    let step = step.max(1.0);
+    let (l, r, t, b) = (l.min(r), l.max(r), t.min(b), t.max(b));
+    let (nx, ny) = (
+        ((r - l) / step).ceil().clamp(1.0, 1000.0) as usize,
+        ((b - t) / step).ceil().clamp(1.0, 1000.0) as usize,
+    );
+    for i in 0..=nx {
+        for j in 0..=ny {
+            out.push((
+                l + (r - l) * i as f64 / nx as f64,
+                t + (b - t) * j as f64 / ny as f64,
+            ));
+        }
+    }
+}
+
+/// Which of `candidates` (places for the legend, in order of preference) covers the
+/// fewest of the `drawn` points; the earliest among equals, so the preferred place is
+/// kept whenever it hides nothing.
+fn legend_corner(candidates: &[PixelRect], drawn: &[(f64, f64)]) -> usize {
+    let covered = |&(l, t, r, b): &PixelRect| {
+        drawn
+            .iter()
+            .filter(|&&(x, y)| x >= l && x <= r && y >= t && y <= b)
+            .count()
+    };
+    candidates
+        .iter()
+        .enumerate()
+        .min_by_key(|&(i, c)| (covered(c), i))
+        .map_or(0, |(i, _)| i)
+}
+
+/// The four places for a `w`×`h` legend inside `plot`, `pad` in from its corners, in
+/// order of preference: the preferred upper corner, the other upper one, then the lower
+/// corners below them.
+fn legend_places(
+    (l, t, r, b): PixelRect,
+    (w, h): (f64, f64),
+    pad: f64,
+    prefer_left: bool,
+) -> [PixelRect; 4] {
+    let (left, right) = (l + pad, r - w - pad);
+    let (top, bottom) = (t + pad, b - h - pad);
+    let at = |x: f64, y: f64| (x, y, x + w, y + h);
+    if prefer_left {
+        [
+            at(left, top),
+            at(right, top),
+            at(left, bottom),
+            at(right, bottom),
+        ]
+    } else {
+        [
+            at(right, top),
+            at(left, top),
+            at(right, bottom),
+            at(left, bottom),
+        ]
+    }
+}
+
+/// Draws the legend in the corner of `plot` that hides the least of `drawn`.
 fn draw_legend(
     ctx: &CanvasRenderingContext2d,
     entries: &[(String, Tone, Swatch)],
     palette: &Palette,
-    (left, right): (f64, f64),
-    top: f64,
-    at_left: bool,
+    plot: PixelRect,
+    drawn: &[(f64, f64)],
+    prefer_left: bool,
     dpr: f64,
 ) {
     if entries.is_empty() {
@@ -224,10 +313,8 @@ fn draw_legend(
         pad * 3.0 + swatch_w + text_w,
         pad * 2.0 + row * entries.len() as f64,
     );
-    let (x, y) = (
-        if at_left { left + pad } else { right - w - pad },
-        top + pad,
-    );
+    let places = legend_places(plot, (w, h), pad, prefer_left);
+    let (x, y, _, _) = places[legend_corner(&places, drawn)];
     let (r, g, b) = palette.bg;
     ctx.set_fill_style_str(&format!("rgba({r},{g},{b},0.88)"));
     ctx.fill_rect(x, y, w, h);
@@ -391,6 +478,10 @@ pub fn draw_chart(
     let clamp_y = |y: f64| y.clamp(y0, y1);
     let in_x = |x: f64| x >= x0 - 1e-9 && x <= x1 + 1e-9;
     let mut legend: Vec<(String, Tone, Swatch)> = Vec::new();
+    // What the marks put on the plot, as points every few pixels: the legend goes where
+    // it hides the least of them.
+    let mut drawn: Vec<(f64, f64)> = Vec::new();
+    let sample_step = 4.0 * dpr;
     for mark in &spec.marks {
         match mark {
             Mark::Line {
@@ -414,6 +505,7 @@ pub fn draw_chart(
                 let pixels: Vec<(i32, i32)> = pts.iter().map(|p| chart.backend_coord(p)).collect();
                 let dash = dashed.then_some([6.0 * dpr, 4.0 * dpr]);
                 stroke_polyline(&ctx, &pixels, tone.rgb(palette), 2.0 * dpr, dash);
+                sample_polyline(&pixels, sample_step, &mut drawn);
                 if *dots {
                     ctx.set_fill_style_str(&css_rgb(tone.rgb(palette)));
                     for &(x, y) in &pixels {
@@ -439,6 +531,15 @@ pub fn draw_chart(
                     .filter(|(x, y)| x.is_finite() && y.is_finite() && (!ya.log || *y > 0.0))
                     .map(|&(x, y)| {
                         let top = clamp_y(to_axis(ya, y));
+                        let (a, b) = (
+                            chart.backend_coord(&(x - width / 2.0, base)),
+                            chart.backend_coord(&(x + width / 2.0, top)),
+                        );
+                        sample_rect(
+                            (a.0 as f64, b.1 as f64, b.0 as f64, a.1 as f64),
+                            sample_step,
+                            &mut drawn,
+                        );
                         Rectangle::new(
                             [(x - width / 2.0, base), (x + width / 2.0, top)],
                             color.filled(),
@@ -464,6 +565,7 @@ pub fn draw_chart(
                         1.5 * dpr,
                         Some([4.0 * dpr, 3.0 * dpr]),
                     );
+                    sample_polyline(&ends, sample_step, &mut drawn);
                     if !label.is_empty() {
                         legend.push((label.clone(), *tone, Swatch::Rule));
                     }
@@ -483,6 +585,7 @@ pub fn draw_chart(
                         1.5 * dpr,
                         Some([2.0 * dpr, 3.0 * dpr]),
                     );
+                    sample_polyline(&ends, sample_step, &mut drawn);
                     if !label.is_empty() {
                         legend.push((label.clone(), *tone, Swatch::Line { dashed: true }));
                     }
@@ -494,8 +597,8 @@ pub fn draw_chart(
         &ctx,
         &legend,
         palette,
-        (plot_left, plot_right),
-        plot_top,
+        (plot_left, plot_top, plot_right, plot_bottom),
+        &drawn,
         spec.legend_left,
         dpr,
     );
@@ -589,6 +692,56 @@ mod tests {
         assert_eq!((a.min, a.max), (1e-5, 100.0));
         let b = Axis::log_decades("x", 1e-320, 1e305);
         assert!(b.min > 0.0 && b.max.is_finite());
+    }
+
+    // A 400×300 plot and a 100×40 legend, 6 px in from the corners.
+    const PLOT: PixelRect = (50.0, 10.0, 450.0, 310.0);
+
+    fn places(prefer_left: bool) -> [PixelRect; 4] {
+        legend_places(PLOT, (100.0, 40.0), 6.0, prefer_left)
+    }
+
+    #[test]
+    fn legend_places_are_the_four_corners_preferred_first() {
+        assert_eq!(places(false)[0], (344.0, 16.0, 444.0, 56.0));
+        assert_eq!(places(false)[1], (56.0, 16.0, 156.0, 56.0));
+        assert_eq!(places(true)[0], (56.0, 16.0, 156.0, 56.0));
+        assert_eq!(places(true)[3], (344.0, 264.0, 444.0, 304.0));
+    }
+
+    #[test]
+    fn legend_stays_in_the_preferred_corner_when_it_hides_nothing() {
+        let mut drawn = Vec::new();
+        // A curve along the bottom of the plot.
+        sample_polyline(&[(50, 300), (450, 290)], 4.0, &mut drawn);
+        assert_eq!(legend_corner(&places(false), &drawn), 0);
+        assert_eq!(legend_corner(&places(true), &drawn), 0);
+        assert_eq!(legend_corner(&places(false), &[]), 0);
+    }
+
+    #[test]
+    fn legend_leaves_a_corner_the_data_runs_through() {
+        // A curve rising to the top right corner: the legend goes to the upper left.
+        let mut drawn = Vec::new();
+        sample_polyline(&[(50, 300), (250, 200), (450, 12)], 4.0, &mut drawn);
+        assert_eq!(legend_corner(&places(false), &drawn), 1);
+        // A tall bar under both upper corners' left one, a curve through the right one:
+        // the legend goes down to the emptier lower right.
+        let mut drawn = Vec::new();
+        sample_rect((60.0, 12.0, 150.0, 310.0), 4.0, &mut drawn);
+        sample_polyline(&[(300, 20), (450, 20)], 4.0, &mut drawn);
+        assert_eq!(legend_corner(&places(false), &drawn), 2);
+    }
+
+    #[test]
+    fn sampled_polyline_keeps_its_ends_and_steps_at_most_the_given_length() {
+        let mut pts = Vec::new();
+        sample_polyline(&[(0, 0), (10, 0), (10, 7)], 2.0, &mut pts);
+        assert_eq!(pts.first(), Some(&(0.0, 0.0)));
+        assert_eq!(pts.last(), Some(&(10.0, 7.0)));
+        assert!(pts
+            .windows(2)
+            .all(|w| (w[1].0 - w[0].0).hypot(w[1].1 - w[0].1) <= 2.0 + 1e-12));
     }
 
     #[test]

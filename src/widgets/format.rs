@@ -1,7 +1,8 @@
 //! Number formatting for readouts, captions and axes (pure).
 
-/// A number with `sig` significant digits, switching to scientific notation (using
-/// "×10^") outside 10⁻³…10⁵. Non-finite values are named, never printed as "NaN".
+/// A number with `sig` significant digits, switching to scientific notation written as
+/// in print, "1.41×10⁻¹¹" (superscript exponent), outside 10⁻³…10⁵. Non-finite values
+/// are named, never printed as "NaN".
 pub fn format_number(x: f64, sig: usize) -> String {
     if x.is_nan() {
         return "undefined".into();
@@ -23,8 +24,11 @@ pub fn format_number(x: f64, sig: usize) -> String {
         format!("{x:.decimals$}")
     } else {
         let s = format!("{x:.prec$e}", prec = sig - 1);
-        match s.split_once('e') {
-            Some((mantissa, exp)) => format!("{mantissa}×10^{exp}"),
+        match s
+            .split_once('e')
+            .and_then(|(m, e)| Some((m, e.parse::<i32>().ok()?)))
+        {
+            Some((mantissa, exp)) => format!("{mantissa}×10{}", superscript(exp)),
             None => s,
         }
     };
@@ -98,7 +102,10 @@ mod tests {
         assert_eq!(format_number(0.123456, 3), "0.123");
         assert_eq!(format_number(12.3456, 3), "12.3");
         assert_eq!(format_number(-0.5, 2), "−0.50");
-        assert_eq!(format_number(1.1e-5, 2), "1.1×10^-5".replace('-', "−"));
+        assert_eq!(format_number(1.1e-5, 2), "1.1×10⁻⁵");
+        assert_eq!(format_number(-1.41e-11, 3), "−1.41×10⁻¹¹");
+        assert_eq!(format_number(6.02e23, 3), "6.02×10²³");
+        assert_eq!(format_number(1e300, 2), "1.0×10³⁰⁰");
         assert_eq!(format_number(f64::NAN, 3), "undefined");
         assert_eq!(format_number(f64::INFINITY, 3), "overflow (∞)");
     }
