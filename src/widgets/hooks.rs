@@ -273,6 +273,28 @@ where
     });
 }
 
+/// Runs `f` each time the page finishes loading fonts (`loadingdone` on `document.fonts`),
+/// until the current owner is cleaned up: text set in a web font changes size then.
+pub fn on_fonts_loaded(f: impl Fn() + 'static) {
+    let fonts = document().fonts();
+    let callback = Closure::<dyn FnMut()>::new(f);
+    if fonts
+        .add_event_listener_with_callback("loadingdone", callback.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        let remove = {
+            let listener: js_sys::Function = callback
+                .as_ref()
+                .unchecked_ref::<js_sys::Function>()
+                .clone();
+            move || {
+                let _ = fonts.remove_event_listener_with_callback("loadingdone", &listener);
+            }
+        };
+        disconnect_on_cleanup(remove, callback);
+    }
+}
+
 /// When the current owner (an effect, a component) is cleaned up, runs `disconnect` and
 /// frees the observer's callback: a removed figure leaves no observer, closure or
 /// detached element behind, and no late callback touches its disposed signals.

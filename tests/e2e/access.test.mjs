@@ -32,6 +32,34 @@ for (const colorScheme of ['light', 'dark']) {
   });
 }
 
+test('on a phone, a formula wider than the screen can be scrolled by keyboard: it takes the focus, has a name, and axe finds nothing serious', async () => {
+  const p = await openPage(env, { viewport: { width: 375, height: 812 } });
+  await p.goto('');
+  await p.page.evaluate(() => document.fonts.ready);
+  await settle(p.page);
+  const formulas = await p.page.$$eval('div.formula', (fs) => fs.map((f) => ({
+    scrolls: f.scrollWidth > f.clientWidth + 1, tabindex: f.getAttribute('tabindex'), role: f.getAttribute('role'), label: f.getAttribute('aria-label'),
+  })));
+  assert.ok(formulas.filter((f) => f.scrolls).length >= 5, 'several formulas are wider than a phone');
+  for (const f of formulas) {
+    if (f.scrolls) assert.deepEqual([f.tabindex, f.role, Boolean(f.label)], ['0', 'group', true]);
+    else assert.deepEqual([f.tabindex, f.role], [null, null], 'a formula that fits takes no focus');
+  }
+  const first = p.page.locator('div.formula[tabindex="0"]').first();
+  await first.focus();
+  for (let i = 0; i < 3; i++) await p.page.keyboard.press('ArrowRight');
+  assert.ok(await first.evaluate((f) => f.scrollLeft > 0), 'the keyboard scrolls the focused formula');
+  assert.deepEqual(await seriousViolations(p.page), []);
+  await p.close();
+  // On a wide screen every formula fits, and none is a tab stop.
+  const wide = await openPage(env);
+  await wide.goto('');
+  await wide.page.evaluate(() => document.fonts.ready);
+  await settle(wide.page);
+  assert.equal(await wide.page.$$eval('div.formula[tabindex]', (fs) => fs.length), 0);
+  await wide.close();
+});
+
 test('axe-core: no serious or critical violation in any embed view', async () => {
   const p = await openPage(env);
   const found = [];
