@@ -6,6 +6,10 @@ import { serveDist } from '../../scripts/serve-static.mjs';
 export const CHROMIUM_ARGS = [
   '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
   '--disable-component-update', '--disable-sync', '--disable-dev-shm-usage',
+  // A loaded 2-core CI machine must not throttle or background a page's timers and frames:
+  // a test waits on them, and a throttled one looks like a hang.
+  '--disable-renderer-backgrounding', '--disable-background-timer-throttling',
+  '--disable-backgrounding-occluded-windows',
 ];
 
 export async function launch({ csp = null } = {}) {
@@ -91,7 +95,10 @@ export async function figureState(page, id) {
  * a new number in a field, a click on a switch, one arrow-key step on a slider. */
 export async function moveControl(page, selector) {
   const el = page.locator(selector);
-  await el.scrollIntoViewIfNeeded();
+  // Scrolled by the page itself, not by Playwright's scrollIntoViewIfNeeded, which waits for
+  // the element to hold still over two animation frames: a clean-clone CI run timed out
+  // there (30 s) while the loaded machine was slow to give frames.
+  await el.evaluate((e) => e.scrollIntoView({ block: 'center' }));
   const tag = await el.evaluate((e) => `${e.tagName}:${e.type}`);
   if (tag.startsWith('SELECT')) {
     const options = await el.evaluate((e) => [...e.options].map((o) => o.value));
@@ -101,7 +108,9 @@ export async function moveControl(page, selector) {
     await el.fill('4242');
     await el.press('Enter');
   } else if (tag === 'INPUT:checkbox') {
-    await el.click();
+    // Space on the focused switch, as a keyboard reader toggles it (no stability wait).
+    await el.focus();
+    await page.keyboard.press('Space');
   } else {
     await el.focus();
     await page.keyboard.press('ArrowRight');
