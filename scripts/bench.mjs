@@ -51,6 +51,9 @@ const CASES = [
   { figure: 'gradient-flow', control: 'res', positions: [], query: '', label: 'default (residual on and off: two states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'norm', positions: ['post', 'pre', 'none'], query: '', event: 'change', label: 'default (norm placement: three states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'sseed', positions: NEW_SEEDS, query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },
+  // The "New" button gives a fixed successor of the seed (next_seed), which Pass 4 computes
+  // in idle time: pressed at a reader's pace (a quarter second apart), it should find it ready.
+  { figure: 'gradient-flow', control: 'sseed', press: 'new-seed', pauseMs: 250, positions: [], query: '', label: 'default ("New" seed pressed every 250 ms)', changes: 40 },
   { figure: 'gradient-flow', control: 'depth', positions: DRAG_DEPTHS, query: '?embed=gradient-flow', label: 'embed view (figure alone)' },
   { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '?depth=128&dmodel=64&seq=16&heads=4', label: 'heaviest (L = 128, d = 64, T = 16)', changes: 20 },
   { figure: 'gradient-ab', control: 'depth', positions: DRAG_DEPTHS, query: '' },
@@ -110,7 +113,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   await page.$eval(`[data-figure="${c.figure}"]`, (f) => f.scrollIntoView({ block: 'start' }));
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
   await settle(page);
-  const result = await page.evaluate(async ({ figure, control, positions, changes, event }) => {
+  const result = await page.evaluate(async ({ figure, control, positions, changes, event, press, pauseMs }) => {
     // Resolves after the next frame, with that frame's rAF time stamp.
     const frame = () => new Promise((r) => requestAnimationFrame((ts) => setTimeout(() => r(ts), 0)));
     let longest = 0;
@@ -124,10 +127,14 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
     // Also: the start of the first frame after the redraw, which paints it (what the
     // reader sees; a figure drawn early in a frame can still wait for other work).
     const painted = [];
+    const button = press ? document.querySelector(`[data-figure="${figure}"] [data-action="${press}"]`) : null;
     for (let i = 0; i < changes; i++) {
+      if (pauseMs) await new Promise((r) => setTimeout(r, pauseMs));
       const before = canvases.map((c) => Number(c.dataset.draws));
       const t0 = performance.now();
-      if (input.type === 'checkbox') {
+      if (button) {
+        button.click();
+      } else if (input.type === 'checkbox') {
         input.click();
       } else {
         input.value = String(positions[i % positions.length]);
@@ -160,7 +167,7 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
     }
     obs.disconnect();
     return { times, longest, painted, sources };
-  }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES, event: c.event ?? 'input' });
+  }, { figure: c.figure, control: c.control, positions: c.positions, changes: c.changes ?? CHANGES, event: c.event ?? 'input', press: c.press ?? null, pauseMs: c.pauseMs ?? 0 });
   const t = result.times;
   if (!t.length) { console.log(`| ${c.figure} | ${c.control} | ${c.label ?? 'default'} | no redraw | | | | |`); continue; }
   const row = (label, xs) => console.log(`| ${c.figure} | ${c.control} | ${label} | ${quantile(xs, 0.5).toFixed(2)} | ${quantile(xs, 0.95).toFixed(2)} | ${Math.max(...xs).toFixed(2)} | ${result.painted.length ? quantile(result.painted, 0.95).toFixed(2) : '—'} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);

@@ -54,6 +54,9 @@ pub struct ParamSpec {
     pub figures: &'static [&'static str],
 }
 
+/// The largest seed of every seed field (`seed`, `rseed`, `sseed`); seeds run 0..=SEED_MAX.
+pub const SEED_MAX: i64 = 999_999;
+
 const PASS1_FIGURES: &[&str] = &["jacobian", "jacobian-vs-dk"];
 const JACOBIAN_ONLY: &[&str] = &["jacobian"];
 const PASS2_MODEL: &[&str] = &["memory-vs-context", "flops-vs-context"];
@@ -202,7 +205,7 @@ pub static PARAMS: &[ParamSpec] = &[
         key: "seed",
         kind: ParamKind::Int {
             min: 0,
-            max: 999_999,
+            max: SEED_MAX,
         },
         default: Value::Int(1),
         meaning: "Pass 1: random seed for q and the keys",
@@ -309,7 +312,7 @@ pub static PARAMS: &[ParamSpec] = &[
     int_param(
         "rseed",
         0,
-        999_999,
+        SEED_MAX,
         1,
         "Pass 3: random seed for Q, K, the random target and the heads",
         PASS3_TOKENS,
@@ -397,7 +400,7 @@ pub static PARAMS: &[ParamSpec] = &[
     int_param(
         "sseed",
         0,
-        999_999,
+        SEED_MAX,
         1,
         "Pass 4: random seed for weights, input and loss",
         PASS4_ALL,

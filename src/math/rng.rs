@@ -22,6 +22,25 @@ fn splitmix64(mut x: u64) -> u64 {
     x ^ (x >> 31)
 }
 
+/// The seed a "New" button gives after `seed`, in 0..=`max`: SplitMix64(seed) mod
+/// (max + 1), or the next value up (mod max + 1) where that would be `seed` itself.
+/// A fixed successor rather than a fresh random draw, so that the page can compute the
+/// next seed's figure in idle time before the reader asks for it; it still looks random
+/// (SplitMix64 is a bijective mix) and a press never leaves the seed as it was.
+pub fn next_seed(seed: u64, max: u64) -> u64 {
+    if max == 0 {
+        return 0;
+    }
+    // At least 2 here (max ≥ 1), so the step up below is never the seed again.
+    let modulus = max.saturating_add(1);
+    let drawn = splitmix64(seed) % modulus;
+    if drawn == seed {
+        (drawn + 1) % modulus
+    } else {
+        drawn
+    }
+}
+
 impl SeededStream {
     /// The stream `path` of user seed `seed`; distinct paths give independent streams.
     pub fn new(seed: u64, path: &[u64]) -> Self {
@@ -95,6 +114,41 @@ mod tests {
         let var = v.iter().map(|x| (x - mean).powi(2)).sum::<f64>() / v.len() as f64;
         assert!(mean.abs() < 0.01, "mean {mean}");
         assert!((var - 1.0).abs() < 0.01, "variance {var}");
+    }
+
+    #[test]
+    fn splitmix64_of_zero_is_the_published_first_output() {
+        // The first output of SplitMix64 seeded with 0 (Vigna's reference splitmix64.c).
+        assert_eq!(splitmix64(0), 0xE220_A839_7B1D_CDAF);
+    }
+
+    #[test]
+    fn next_seed_of_zero_is_splitmix64_of_zero_mod_a_million() {
+        // 0xE220A8397B1DCDAF = 16294208416658607535; mod 1 000 000 by hand: 607 535.
+        assert_eq!(next_seed(0, 999_999), 607_535);
+    }
+
+    #[test]
+    fn next_seed_stays_in_range_and_never_repeats_the_seed() {
+        for max in [1u64, 2, 7, 999_999] {
+            for seed in 0..=max.min(5000) {
+                let next = next_seed(seed, max);
+                assert!(next <= max, "{next} > {max}");
+                assert_ne!(next, seed, "seed {seed} max {max}");
+            }
+        }
+        assert_eq!(next_seed(0, 0), 0, "a range of one value has no other seed");
+    }
+
+    #[test]
+    fn pressing_new_a_thousand_times_visits_a_thousand_seeds() {
+        let mut seen = std::collections::HashSet::new();
+        let mut seed = 42;
+        for _ in 0..1000 {
+            seed = next_seed(seed, 999_999);
+            seen.insert(seed);
+        }
+        assert_eq!(seen.len(), 1000);
     }
 
     #[test]

@@ -14,10 +14,12 @@ use leptos::task::spawn_local;
 
 use crate::app::{use_url_state, UrlState};
 use crate::formulas;
+use crate::math::rng::next_seed;
 use crate::math::stability::{
     bottom_to_top, heads_dividing, toy_chain, verdict_of, GradientProfile, GradientVerdict,
     NormPlacement, StackShape, Tape, WeightBank, Wiring, MAX_DEPTH, SWEEP_DEPTHS,
 };
+use crate::state::SEED_MAX;
 use crate::widgets::format::format_number;
 use crate::widgets::hooks::{idle_period, now_ms, yield_to_browser};
 use crate::widgets::{
@@ -324,8 +326,64 @@ pub fn likely_next(
     }
 }
 
+/// The stacks one press of a switch away from `key`, after the slider steps of
+/// [`likely_next`]: the residual turned the other way, each other norm placement, and the
+/// seed the "New" button gives next ([`next_seed`]).
+pub fn likely_switches(key: &(StackShape, usize)) -> Vec<(StackShape, usize)> {
+    let (shape, depth) = key;
+    let with_wiring = |residual: bool, norm: NormPlacement| {
+        (
+            StackShape {
+                wiring: Wiring { residual, norm },
+                ..shape.clone()
+            },
+            *depth,
+        )
+    };
+    let Wiring { residual, norm } = shape.wiring;
+    let mut next = vec![with_wiring(!residual, norm)];
+    next.extend(
+        [NormPlacement::None, NormPlacement::Post, NormPlacement::Pre]
+            .into_iter()
+            .filter(|n| *n != norm)
+            .map(|n| with_wiring(residual, n)),
+    );
+    let seed = next_seed(shape.seed, SEED_MAX as u64);
+    next.push((
+        StackShape {
+            seed,
+            ..shape.clone()
+        },
+        *depth,
+    ));
+    next
+}
+
+/// The weights a stack is computed with: the page's shared [`WeightBank`] (the seed
+/// shown), or a bank of its own for a stack of another seed, anticipated, whose draws are
+/// let go with it (only its profile is kept), so that the shared bank never switches to
+/// a seed the reader has not asked for while the figures' tapes hold the shown seed's.
+enum Weights {
+    Shared(StoredValue<WeightBank>),
+    Own(WeightBank),
+}
+
+impl Weights {
+    /// Appends the next block to `t`; None if the shared bank was disposed.
+    fn push_block(&mut self, t: &mut Tape) -> Option<()> {
+        match self {
+            Weights::Shared(bank) => bank.try_update_value(|b| t.push_block_with(b)),
+            Weights::Own(bank) => {
+                t.push_block_with(bank);
+                Some(())
+            }
+        }
+    }
+}
+
 /// Computes, in idle time only, the stacks a reader is likely to ask for next from `key`
-/// ([`likely_next`]), so that the next slider step finds its profile ready. One figure
+/// ([`likely_next`], then [`likely_switches`]), so that the next slider step or switch
+/// finds its profile ready. One figure
 /// at a time; stops as soon as `current()` is false (the figure was asked for anything
 /// new, or left the screen).
 async fn anticipate(
@@ -344,7 +402,9 @@ async fn anticipate(
         }
     }
     model.anticipating.set_value(true);
-    for next in likely_next(&key, previous.as_ref()) {
+    let mut candidates = likely_next(&key, previous.as_ref());
+    candidates.extend(likely_switches(&key));
+    for next in candidates {
         if !current() {
             break;
         }
@@ -354,7 +414,12 @@ async fn anticipate(
         let mut t = slot
             .copy_for(&next.0)
             .unwrap_or_else(|| Tape::new(next.0.clone()));
-        match run_stack(&mut t, next.1, model.bank, Pace::Idle, &current).await {
+        let mut weights = if next.0.seed == key.0.seed {
+            Weights::Shared(model.bank)
+        } else {
+            Weights::Own(WeightBank::default())
+        };
+        match run_stack(&mut t, next.1, &mut weights, Pace::Idle, &current).await {
             Some(profile) => model.recent.update_value(|r| r.finish(next, profile)),
             None => break,
         }
@@ -368,7 +433,7 @@ async fn anticipate(
 async fn run_stack(
     t: &mut Tape,
     l: usize,
-    bank: StoredValue<WeightBank>,
+    weights: &mut Weights,
     pace: Pace,
     wanted: &dyn Fn() -> bool,
 ) -> Option<GradientProfile> {
@@ -386,7 +451,7 @@ async fn run_stack(
         return None;
     }
     while t.len() < l {
-        bank.try_update_value(|b| t.push_block_with(b))?;
+        weights.push_block(t)?;
         next(&mut end).await?;
     }
     let mut back = t.backward(l);
@@ -555,7 +620,14 @@ pub fn use_gradient_profile(
             let same_shape = move |k: &(StackShape, usize)| {
                 requested.try_with_value(|r| r.as_ref().map(|r| &r.0) == Some(&k.0)) == Some(true)
             };
-            let Some(profile) = run_stack(&mut t, key.1, bank, pace, &move || asked(&k)).await
+            let Some(profile) = run_stack(
+                &mut t,
+                key.1,
+                &mut Weights::Shared(bank),
+                pace,
+                &move || asked(&k),
+            )
+            .await
             else {
                 recent.update_value(|r| r.abandon(&key));
                 return slot.give_back(t, same_shape(&key));
@@ -854,7 +926,7 @@ fn StackControls(model: StabilityModel, instance: &'static str) -> impl IntoView
     view! {
         <Slider key="gain" label="Init gain" instance=instance value=gain on_change=set_gain
             scale=Scale::Linear { min: GAIN_RANGE.0, max: GAIN_RANGE.1, step: GAIN_STEP } format=two_digits />
-        <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed max=999_999 />
+        <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed max=crate::state::SEED_MAX />
         <Slider key="dmodel" label="d_model" instance=instance value=Signal::derive(move || d.get() as f64) on_change=int_cb(set_d)
             scale=Scale::Linear { min: 16.0, max: 64.0, step: 4.0 } format=whole />
         <Slider key="heads" label="Heads" instance=instance value=Signal::derive(move || model.requested_heads.get() as f64) on_change=int_cb(set_h)
@@ -1397,6 +1469,43 @@ mod tests {
         );
         let at_bottom = likely_next(&at_gain(0.25, 1), None);
         assert_eq!(gains_and_depths(&at_bottom), vec![(0.3, 1), (0.25, 2)]);
+    }
+
+    #[test]
+    fn the_switches_anticipated_are_the_residual_flipped_each_other_norm_and_the_next_seed() {
+        let (shape, depth) = at_gain(1.0, 32);
+        let from = StackShape {
+            wiring: Wiring::PRE_NORM,
+            ..shape
+        };
+        let next = likely_switches(&(from.clone(), depth));
+        let wirings: Vec<_> = next.iter().map(|(s, _)| s.wiring).collect();
+        assert_eq!(
+            wirings[..3],
+            [
+                Wiring {
+                    residual: false,
+                    norm: NormPlacement::Pre
+                },
+                Wiring {
+                    residual: true,
+                    norm: NormPlacement::None
+                },
+                Wiring::POST_NORM,
+            ]
+        );
+        assert_eq!(next[3].0.seed, next_seed(from.seed, SEED_MAX as u64));
+        assert_ne!(next[3].0.seed, from.seed);
+        assert_eq!(next[3].0.wiring, from.wiring);
+        // Only the switch changes: depth, width, tokens and gain stay.
+        for (s, l) in &next {
+            assert_eq!(*l, depth);
+            assert_eq!(
+                (s.d_model, s.seq_len, s.heads, s.gain),
+                (from.d_model, from.seq_len, from.heads, from.gain)
+            );
+        }
+        assert_eq!(next.len(), 4);
     }
 
     #[test]

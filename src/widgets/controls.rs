@@ -271,7 +271,9 @@ pub fn NumberField(
     }
 }
 
-/// A whole-number field with a button that draws a new random value (for seeds).
+/// A whole-number field with a button that gives a new seed (for seeds): the fixed
+/// successor [`crate::math::rng::next_seed`], which looks random, differs from the seed
+/// shown and lets a figure compute the next seed's picture before it is asked for.
 #[component]
 pub fn SeedField(
     key: &'static str,
@@ -311,8 +313,9 @@ pub fn SeedField(
                 data-action="new-seed"
                 aria-label=format!("{label}: draw a new one")
                 on:click=move |_| {
-                    let drawn = (js_sys::Math::random() * (max as f64 + 1.0)).floor() as i64;
-                    on_change.run(drawn.clamp(0, max));
+                    let seed = value.get_untracked().clamp(0, max) as u64;
+                    let next = crate::math::rng::next_seed(seed, max.max(0) as u64);
+                    on_change.run((next as i64).clamp(0, max));
                 }
             >
                 "New"

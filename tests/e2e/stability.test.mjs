@@ -228,3 +228,63 @@ test('the next step of the gain and depth sliders is computed in idle time: read
   assert.equal(await figureState(fresh.page, 'gradient-flow'), anticipated);
   await fresh.close();
 });
+
+/** SplitMix64, written again here with BigInt, independent of the page's Rust. */
+function splitmix64(x) {
+  const M = (1n << 64n) - 1n;
+  x = (x + 0x9E3779B97F4A7C15n) & M;
+  x = ((x ^ (x >> 30n)) * 0xBF58476D1CE4E5B9n) & M;
+  x = ((x ^ (x >> 27n)) * 0x94D049BB133111EBn) & M;
+  return x ^ (x >> 31n);
+}
+/** The seed "New" gives after `s` (seeds 0…999 999): SplitMix64(s) mod 10⁶, never s. */
+function nextSeed(s) {
+  let d = splitmix64(BigInt(s)) % 1000000n;
+  if (d === BigInt(s)) d = (d + 1n) % 1000000n;
+  return Number(d);
+}
+
+test('"New" seed and the wiring switches are computed in idle time: ready when pressed, and the same as computed fresh', async () => {
+  assert.equal(nextSeed(0), 607535, 'SplitMix64(0) = 0xE220A8397B1DCDAF, mod 10⁶ by hand');
+  const p = await openPage(env);
+  await p.goto('?embed=gradient-flow&sseed=1');
+  await computed(p.page);
+  const source = () => p.page.$eval(`${fig('gradient-flow')} [data-source]`, (e) => e.dataset.source);
+  const seedField = control('gradient-flow', 'sseed');
+  // A reader's pause: the page is idle and computes what one press away would show.
+  const pause = () => p.page.waitForTimeout(2000);
+  const pressNew = async () => {
+    await pause();
+    await p.page.click(`${fig('gradient-flow')} [data-action="new-seed"]`);
+    await computed(p.page);
+  };
+  let seed = 1;
+  for (let press = 0; press < 2; press++) {
+    await pressNew();
+    seed = nextSeed(seed);
+    assert.equal(await p.page.inputValue(seedField), String(seed), 'New gives SplitMix64(seed) mod 10⁶');
+    assert.equal(await source(), 'ready', `press ${press + 1} of New found its stack computed ahead`);
+    await p.page.waitForFunction((s) => new URLSearchParams(location.search).get('sseed') === String(s), seed, { timeout: 5000 });
+  }
+  const afterNew = await figureState(p.page, 'gradient-flow');
+  // The residual switch and the norm placement were anticipated as well.
+  await pause();
+  await p.page.focus(control('gradient-flow', 'res'));
+  await p.page.keyboard.press('Space');
+  await computed(p.page);
+  assert.equal(await source(), 'ready', 'residual switched on: computed ahead');
+  await pause();
+  await p.page.selectOption(control('gradient-flow', 'norm'), 'pre');
+  await computed(p.page);
+  assert.equal(await source(), 'ready', 'norm placement pre: computed ahead');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+  // What was computed ahead, with a bank of weights of its own, is exactly what the
+  // stack gives when that seed is asked for directly.
+  const fresh = await openPage(env);
+  await fresh.goto(`?embed=gradient-flow&sseed=${seed}`);
+  await computed(fresh.page);
+  assert.equal(await fresh.page.$eval(`${fig('gradient-flow')} [data-source]`, (e) => e.dataset.source), 'computed');
+  assert.equal(await figureState(fresh.page, 'gradient-flow'), afterNew);
+  await fresh.close();
+});
