@@ -102,7 +102,24 @@ async function restore(page, values) {
       }
       await frame();
     }
-    for (const f of document.querySelectorAll('[data-figure]')) { f.scrollIntoView({ block: 'center' }); await frame(); await idle(); }
+    const bringEachOnScreen = async () => {
+      for (const f of document.querySelectorAll('[data-figure]')) { f.scrollIntoView({ block: 'center' }); await frame(); await idle(); }
+    };
+    await bringEachOnScreen();
+    // Reached the same way each time: Pass 4's caches (the shared weight draws, each
+    // figure's forward tape) hold what the stacks computed since the seed last changed,
+    // so the same state reached by two histories can differ by megabytes without a leak.
+    // Every seed field is moved away and back, with every figure on screen after each,
+    // so both readings follow the same last steps; a leak survives that, a cache does not.
+    const seeds = [...document.querySelectorAll('[data-control$="seed"]')];
+    const put = (el, v) => { el.value = v; el.dispatchEvent(new Event('input', { bubbles: true })); el.dispatchEvent(new Event('change', { bubbles: true })); };
+    const original = seeds.map((el) => el.value);
+    seeds.forEach((el, i) => put(el, String((Number(original[i]) + 1) % 1000)));
+    await frame();
+    await bringEachOnScreen();
+    seeds.forEach((el, i) => put(el, original[i]));
+    await frame();
+    await bringEachOnScreen();
     window.scrollTo(0, 0);
     await frame();
   }, values);
