@@ -359,6 +359,34 @@ pub fn likely_switches(key: &(StackShape, usize)) -> Vec<(StackShape, usize)> {
     next
 }
 
+/// Everything [`anticipate`] computes after `previous` then `key`, in order: the slider
+/// steps of [`likely_next`], then the switches of [`likely_switches`]; but where the seed
+/// is what changed last (a press of "New"), the next seed first, as a reader who
+/// presses New once is likely to press it again.
+pub fn anticipation_order(
+    key: &(StackShape, usize),
+    previous: Option<&(StackShape, usize)>,
+) -> Vec<(StackShape, usize)> {
+    let (shape, depth) = key;
+    let seed_moved = previous.is_some_and(|(p, l)| {
+        l == depth
+            && p.seed != shape.seed
+            && StackShape {
+                seed: shape.seed,
+                ..p.clone()
+            } == *shape
+    });
+    let mut switches = likely_switches(key);
+    let mut order = Vec::with_capacity(switches.len() + 4);
+    if seed_moved {
+        // The next seed is the last of the switches.
+        order.extend(switches.pop());
+    }
+    order.extend(likely_next(key, previous));
+    order.extend(switches);
+    order
+}
+
 /// The weights a stack is computed with: the page's shared [`WeightBank`] (the seed
 /// shown), or a bank of its own for a stack of another seed, anticipated, whose draws are
 /// let go with it (only its profile is kept), so that the shared bank never switches to
@@ -402,9 +430,7 @@ async fn anticipate(
         }
     }
     model.anticipating.set_value(true);
-    let mut candidates = likely_next(&key, previous.as_ref());
-    candidates.extend(likely_switches(&key));
-    for next in candidates {
+    for next in anticipation_order(&key, previous.as_ref()) {
         if !current() {
             break;
         }
@@ -1506,6 +1532,39 @@ mod tests {
             );
         }
         assert_eq!(next.len(), 4);
+    }
+
+    #[test]
+    fn after_a_new_seed_the_next_seed_is_anticipated_first() {
+        let (shape, depth) = at_gain(1.0, 32);
+        let pressed = (
+            StackShape {
+                seed: next_seed(shape.seed, SEED_MAX as u64),
+                ..shape.clone()
+            },
+            depth,
+        );
+        let order = anticipation_order(&pressed, Some(&(shape, depth)));
+        assert_eq!(order[0].0.seed, next_seed(pressed.0.seed, SEED_MAX as u64));
+        assert_eq!(order.len(), 8, "2 gains, 2 depths, 3 wirings, 1 seed");
+        assert_eq!(
+            order
+                .iter()
+                .filter(|(s, _)| s.seed != pressed.0.seed)
+                .count(),
+            1
+        );
+    }
+
+    #[test]
+    fn after_a_slider_step_the_sliders_come_first_and_the_next_seed_last() {
+        let order = anticipation_order(&at_gain(1.05, 32), Some(&at_gain(1.0, 32)));
+        assert_eq!(
+            gains_and_depths(&order[..4]),
+            vec![(1.1, 32), (1.0, 32), (1.05, 33), (1.05, 31)]
+        );
+        assert_ne!(order[7].0.seed, order[0].0.seed);
+        assert_eq!(order.len(), 8);
     }
 
     #[test]
