@@ -818,7 +818,7 @@ pub fn LowRankFigure(
             None => format!("The target has rank {rank}."),
         };
         format!(
-            "The {} pattern on n = {n} tokens. Its best rank-{k} approximation (truncated SVD) leaves a relative error of {} = √(Σ_{{i>k}} σᵢ²)/‖T‖_F. {exact_text} A single head with dₖ = {k} cannot do better than this on the scores it must produce.",
+            "The {} pattern on n = {n} tokens. Its best rank-{k} approximation (truncated SVD) leaves a relative error of {}: the square root of the sum of σᵢ² over i > k, divided by the Frobenius norm of T. {exact_text} A single head with dₖ = {k} cannot do better than this on the scores it must produce.",
             target_label(),
             format_number(error.get(), 4)
         )
@@ -1101,7 +1101,7 @@ pub fn LoraFigure(
             ""
         };
         format!(
-            "A {o} × {i} weight: a full update ΔW has {} parameters ({}); LoRA's B ({o} × {r}) and A ({r} × {i}) have {} ({}), {} times fewer.{over} The example on the right is a random {LORA_EXAMPLE_SIZE} × {LORA_EXAMPLE_SIZE} update whose singular values decay as i^(−decay): its best rank-{} approximation keeps all but {} of it{clip}, which is how much a rank-r update of that shape could not express.",
+            "A {o} × {i} weight: a full update ΔW has {} parameters ({}); LoRA's B ({o} × {r}) and A ({r} × {i}) have {} ({}), {} times fewer.{over} The example on the right is a random {LORA_EXAMPLE_SIZE} × {LORA_EXAMPLE_SIZE} update whose i-th singular value falls off as one over i to the power of the decay: its best rank-{} approximation keeps all but {} of it{clip}, which is how much a rank-r update of that shape could not express.",
             count_format(full.get()),
             format_bytes(full.get() * e),
             count_format(lora.get()),
