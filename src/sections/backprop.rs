@@ -239,7 +239,7 @@ fn PassControls(
         <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
             scale=Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 } format=alpha_format unit="×" />
         {with_divide.then(|| view! { <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div /> })}
-        <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed max=crate::state::SEED_MAX />
+        <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed />
         <Show when=move || model.explicit.with(|z| z.is_some())>
             <p class="control-note" data-explicit-scores="">
                 "Using the raw scores given in the link (z). Moving the tokens or the seed draws new ones."

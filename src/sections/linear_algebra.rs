@@ -527,7 +527,7 @@ fn TokensSlider(model: LinearAlgebraModel, instance: &'static str) -> impl IntoV
 
 fn seed_field(model: LinearAlgebraModel, instance: &'static str) -> impl IntoView {
     let (value, set) = model.state.int_control("rseed");
-    view! { <SeedField key="rseed" label="Seed" instance=instance value=value on_change=set max=crate::state::SEED_MAX /> }
+    view! { <SeedField key="rseed" label="Seed" instance=instance value=value on_change=set /> }
 }
 
 /// Figure `score-rank`.

@@ -952,7 +952,7 @@ fn StackControls(model: StabilityModel, instance: &'static str) -> impl IntoView
     view! {
         <Slider key="gain" label="Init gain" instance=instance value=gain on_change=set_gain
             scale=Scale::Linear { min: GAIN_RANGE.0, max: GAIN_RANGE.1, step: GAIN_STEP } format=two_digits />
-        <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed max=crate::state::SEED_MAX />
+        <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed />
         <Slider key="dmodel" label="d_model" instance=instance value=Signal::derive(move || d.get() as f64) on_change=int_cb(set_d)
             scale=Scale::Linear { min: 16.0, max: 64.0, step: 4.0 } format=whole />
         <Slider key="heads" label="Heads" instance=instance value=Signal::derive(move || model.requested_heads.get() as f64) on_change=int_cb(set_h)

@@ -7,7 +7,8 @@
 use leptos::prelude::*;
 
 use super::format::format_number;
-use crate::state::round_significant;
+use crate::math::rng::next_seed;
+use crate::state::{round_significant, SEED_MAX};
 
 /// How a slider's position maps to its value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -280,6 +281,8 @@ pub fn SeedField(
     label: &'static str,
     #[prop(into)] value: Signal<i64>,
     on_change: Callback<i64>,
+    /// The largest seed; every seed field of the page shares [`SEED_MAX`].
+    #[prop(default = SEED_MAX)]
     max: i64,
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
@@ -313,9 +316,10 @@ pub fn SeedField(
                 data-action="new-seed"
                 aria-label=format!("{label}: draw a new one")
                 on:click=move |_| {
+                    // next_seed stays in 0..=max, so no clamp is needed on the way out.
+                    let max = max.max(0);
                     let seed = value.get_untracked().clamp(0, max) as u64;
-                    let next = crate::math::rng::next_seed(seed, max.max(0) as u64);
-                    on_change.run((next as i64).clamp(0, max));
+                    on_change.run(next_seed(seed, max as u64) as i64);
                 }
             >
                 "New"
