@@ -28,7 +28,8 @@ use std::sync::Arc;
 use nalgebra::DMatrix;
 
 use crate::math::products::{
-    scaled_times, scaled_times_transpose, times_transpose, transpose_times,
+    columns_times, columns_times_transpose, scaled_times, scaled_times_transpose, times_transpose,
+    transpose_times, Columns,
 };
 use crate::math::rng::SeededStream;
 use crate::math::softmax::{softmax_into, softmax_vjp};
@@ -721,8 +722,12 @@ pub fn attention_forward(
     let mut probs = Vec::with_capacity(heads);
     for h in 0..heads {
         let c0 = h * dh;
-        let (qh, kh, vh) = (q.columns(c0, dh), k.columns(c0, dh), v.columns(c0, dh));
-        let scores = qh * kh.transpose() * scale;
+        let (qh, kh, vh) = (
+            Columns::of(&q, c0, dh),
+            Columns::of(&k, c0, dh),
+            Columns::of(&v, c0, dh),
+        );
+        let scores = columns_times_transpose(scale, qh, kh);
         let mut p = DMatrix::zeros(t, t);
         let mut row = vec![0.0; t];
         for i in 0..t {
@@ -731,7 +736,7 @@ pub fn attention_forward(
                 p[(i, j)] = row[j];
             }
         }
-        let oh = &p * vh;
+        let oh = columns_times(1.0, Columns::all(&p), vh);
         o.columns_mut(c0, dh).copy_from(&oh);
         probs.push(p);
     }
@@ -784,9 +789,12 @@ pub fn attention_backward_into(
     );
     for (h, p) in cache.p.iter().enumerate() {
         let c0 = h * dh;
-        let doh = d_o.columns(c0, dh);
-        let dp = doh * cache.v.columns(c0, dh).transpose();
-        dv.columns_mut(c0, dh).copy_from(&(p.transpose() * doh));
+        let doh = Columns::of(&d_o, c0, dh);
+        let dp = columns_times_transpose(1.0, doh, Columns::of(&cache.v, c0, dh));
+        // Pᵀ and dSᵀ are T×T: copied transposed, so that every product reads A by columns.
+        let p_t = p.transpose();
+        dv.columns_mut(c0, dh)
+            .copy_from(&columns_times(1.0, Columns::all(&p_t), doh));
         let mut ds = DMatrix::zeros(t, t);
         for i in 0..t {
             let p_row: Vec<f64> = (0..=i).map(|j| p[(i, j)]).collect();
@@ -795,10 +803,17 @@ pub fn attention_backward_into(
                 ds[(i, j)] = g * scale;
             }
         }
-        dq.columns_mut(c0, dh)
-            .copy_from(&(&ds * cache.k.columns(c0, dh)));
-        dk.columns_mut(c0, dh)
-            .copy_from(&(ds.transpose() * cache.q.columns(c0, dh)));
+        dq.columns_mut(c0, dh).copy_from(&columns_times(
+            1.0,
+            Columns::all(&ds),
+            Columns::of(&cache.k, c0, dh),
+        ));
+        let ds_t = ds.transpose();
+        dk.columns_mut(c0, dh).copy_from(&columns_times(
+            1.0,
+            Columns::all(&ds_t),
+            Columns::of(&cache.q, c0, dh),
+        ));
     }
     sink.weights(
         &cache.x,
