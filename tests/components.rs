@@ -345,3 +345,57 @@ async fn gradient_flow_figure_computes_the_stack_off_the_event() {
         .unwrap();
     assert!(caption.contains("Vanished"), "{caption}");
 }
+
+/// Sample entries without a generator: sin of a mix of the indices.
+fn sample_matrix(rows: usize, cols: usize, salt: f64) -> nalgebra::DMatrix<f64> {
+    nalgebra::DMatrix::from_fn(rows, cols, |i, j| ((i * 7 + j * 3) as f64 + salt).sin())
+}
+
+#[wasm_bindgen_test]
+fn thin_products_in_wasm_simd_equal_the_materialised_product() {
+    use handwave::math::products::{scaled_times, scaled_times_transpose};
+    // Eight-row tiles (the SIMD kernel), the rows after them, and odd column counts.
+    for m in [1, 7, 8, 9, 16, 17, 64] {
+        for (k, n) in [(1, 1), (5, 2), (13, 7), (32, 128)] {
+            let (a, b) = (sample_matrix(m, k, 0.2), sample_matrix(k, n, 0.8));
+            let product = scaled_times(-1.5, &a, &b);
+            assert!((product - (&a * &b) * -1.5).abs().max() < 1e-12, "m={m} k={k} n={n}");
+            let c = sample_matrix(n, k, 0.4);
+            let product = scaled_times_transpose(0.5, &a, &c);
+            assert!((product - (&a * c.transpose()) * 0.5).abs().max() < 1e-12);
+        }
+    }
+}
+
+#[wasm_bindgen_test]
+fn a_default_stack_gives_the_gradient_norms_computed_natively() {
+    use handwave::math::stability::{gradient_profile, StackShape, Wiring};
+    // Six blocks of the default stack (d_model 32, 2 heads, 8 tokens, gain 1, seed 1,
+    // pre-norm), as computed by the native build (x86_64) at stop 16: the browser's SIMD
+    // products and its own libm must agree to rounding.
+    let shape = StackShape {
+        d_model: 32,
+        heads: 2,
+        seq_len: 8,
+        gain: 1.0,
+        seed: 1,
+        wiring: Wiring::PRE_NORM,
+    };
+    let native_input = [
+        34.02255426311369, 22.09517438977436, 17.230273094755457,
+        14.276155951059328, 11.399045212154071, 9.379781641140543,
+    ];
+    let native_weights = [
+        255.57970058372422, 198.01367953130847, 165.27190146866894,
+        139.15604080720445, 118.61248944354621, 105.00119055415487,
+    ];
+    let profile = gradient_profile(&shape, 6);
+    let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs();
+    for (got, want) in profile.input_grad_norm.iter().zip(native_input) {
+        assert!(close(*got, want), "input gradient {got} against {want}");
+    }
+    for (got, want) in profile.weight_grad_norm.iter().zip(native_weights) {
+        assert!(close(*got, want), "weight gradient {got} against {want}");
+    }
+    assert!(close(profile.loss, -7.782898115856597), "loss {}", profile.loss);
+}
