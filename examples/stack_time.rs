@@ -1,6 +1,9 @@
 //! Times one default Pass 4 stack (depth 32, d_model 32, 2 heads, 8 tokens, pre-norm),
 //! forward and backward, natively, its weights already drawn: `cargo run --release
-//! --example stack_time`. A benchmark that prints numbers, not a test.
+//! --example stack_time`. A benchmark that prints numbers, not a test. Natively the thin
+//! products take the portable tile (the vector one is wasm's), built for size like the
+//! page: this times the algorithm, not the page; `node scripts/arith-time.mjs` times the
+//! page's own wasm.
 use handwave::math::stability::{StackShape, Tape, WeightBank, Wiring};
 use std::time::Instant;
 

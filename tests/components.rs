@@ -359,7 +359,10 @@ fn thin_products_in_wasm_simd_equal_the_materialised_product() {
         for (k, n) in [(1, 1), (5, 2), (13, 7), (32, 128)] {
             let (a, b) = (sample_matrix(m, k, 0.2), sample_matrix(k, n, 0.8));
             let product = scaled_times(-1.5, &a, &b);
-            assert!((product - (&a * &b) * -1.5).abs().max() < 1e-12, "m={m} k={k} n={n}");
+            assert!(
+                (product - (&a * &b) * -1.5).abs().max() < 1e-12,
+                "m={m} k={k} n={n}"
+            );
             let c = sample_matrix(n, k, 0.4);
             let product = scaled_times_transpose(0.5, &a, &c);
             assert!((product - (&a * c.transpose()) * 0.5).abs().max() < 1e-12);
@@ -382,12 +385,20 @@ fn a_default_stack_gives_the_gradient_norms_computed_natively() {
         wiring: Wiring::PRE_NORM,
     };
     let native_input = [
-        34.02255426311369, 22.09517438977436, 17.230273094755457,
-        14.276155951059328, 11.399045212154071, 9.379781641140543,
+        34.02255426311372,
+        22.095174389774385,
+        17.23027309475546,
+        14.276155951059335,
+        11.399045212154077,
+        9.379781641140545,
     ];
     let native_weights = [
-        255.57970058372422, 198.01367953130847, 165.27190146866894,
-        139.15604080720445, 118.61248944354621, 105.00119055415487,
+        255.57970058372442,
+        198.01367953130855,
+        165.271901468669,
+        139.1560408072045,
+        118.61248944354624,
+        105.00119055415487,
     ];
     let profile = gradient_profile(&shape, 6);
     let close = |x: f64, y: f64| (x - y).abs() <= 1e-12 * y.abs();
@@ -397,5 +408,27 @@ fn a_default_stack_gives_the_gradient_norms_computed_natively() {
     for (got, want) in profile.weight_grad_norm.iter().zip(native_weights) {
         assert!(close(*got, want), "weight gradient {got} against {want}");
     }
-    assert!(close(profile.loss, -7.782898115856597), "loss {}", profile.loss);
+    assert!(
+        close(profile.loss, -7.782898115856594),
+        "loss {}",
+        profile.loss
+    );
+}
+
+#[wasm_bindgen_test]
+fn wasm_simd_exp_gives_the_bits_of_the_scalar_exp_and_stays_within_two_ulps() {
+    use handwave::math::exp::{exp_clamped, exp_clamped_in_place};
+    let xs: Vec<f64> = (0..=20_001)
+        .map(|i| -708.0 + 1417.0 * f64::from(i) / 20_001.0)
+        .chain([f64::NAN, f64::INFINITY, f64::NEG_INFINITY, 0.0, -0.0])
+        .collect();
+    let mut ys = xs.clone();
+    exp_clamped_in_place(&mut ys);
+    for (x, y) in xs.iter().zip(&ys) {
+        let scalar = exp_clamped(*x);
+        assert!(y.to_bits() == scalar.to_bits() || (y.is_nan() && scalar.is_nan()), "x = {x}");
+        if x.is_finite() {
+            assert!((y - x.exp()).abs() <= 4.5e-16 * x.exp(), "x = {x}: {y} against {}", x.exp());
+        }
+    }
 }

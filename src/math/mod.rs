@@ -6,6 +6,7 @@
 
 pub mod backprop;
 pub mod complexity;
+pub mod exp;
 pub mod products;
 pub mod rank;
 pub mod rng;

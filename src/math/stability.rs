@@ -27,6 +27,7 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
+use crate::math::exp::exp_clamped_in_place;
 use crate::math::products::{
     columns_times, columns_times_transpose, scaled_times, scaled_times_transpose, times_transpose,
     transpose_times, Columns,
@@ -550,19 +551,57 @@ pub fn gelu_derivative_given_tanh(x: f64, t: f64) -> f64 {
     0.5 * (1.0 + t) + 0.5 * x * (1.0 - t * t) * GELU_C * (1.0 + 3.0 * GELU_A * x * x)
 }
 
+/// GELU′(h) from s = σ(2u) (see [`gelu_gates`]): with 1 + t = 2s and 1 − t² = 4s(1 − s)
+/// for t = tanh u, ½(1 + t) + ½h(1 − t²)u′ = s + 2h·s(1 − s)·√(2/π)(1 + 3·0.044715h²).
+pub fn gelu_derivative_given_gate(h: f64, s: f64) -> f64 {
+    s + 2.0 * h * s * (1.0 - s) * GELU_C * (1.0 + 3.0 * GELU_A * h * h)
+}
+
+/// s = σ(2u) = 1/(1 + e^(−2u)), u = √(2/π)(h + 0.044715h³), for every pre-activation h:
+/// GELU(h) = ½h(1 + tanh u) = h·s, because ½(1 + tanh u) = σ(2u). One exponential per
+/// entry, two at a time in the browser ([`exp_clamped_in_place`]), instead of a tanh.
+/// The exponent is clamped to [−708, 709], so s is exactly what σ gives wherever
+/// e^(−2u) is a normal f64 and otherwise within 3·10⁻³⁰⁸ of 0 or 1.
+pub fn gelu_gates(pre: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut s = pre.clone();
+    let values = s.as_mut_slice();
+    // Plain counting loops: the page is built for size, where iterator adapters are
+    // not inlined (see products.rs).
+    let mut i = 0;
+    while i < values.len() {
+        let h = values[i];
+        values[i] = -2.0 * GELU_C * (h + GELU_A * h * h * h);
+        i += 1;
+    }
+    exp_clamped_in_place(values);
+    let mut i = 0;
+    while i < values.len() {
+        values[i] = 1.0 / (1.0 + values[i]);
+        i += 1;
+    }
+    s
+}
+
 /// What the MLP's backward pass needs.
 #[derive(Clone, Debug, PartialEq)]
 pub struct MlpCache {
     pub x: DMatrix<f64>,
     pub pre: DMatrix<f64>,
-    /// tanh(√(2/π)(h + 0.044715h³)) for each pre-activation h: GELU(h) = ½h(1 + t) and
+    /// The gate s = σ(2u) of each pre-activation h ([`gelu_gates`]): GELU(h) = h·s and
     /// GELU′(h) in the backward pass both follow from it (the activation is not kept).
-    pub tanh: DMatrix<f64>,
+    pub gate: DMatrix<f64>,
 }
 
-/// GELU(h) = ½h(1 + t) from the pre-activations and their kept tanh.
-fn gelu_given_tanh(pre: &DMatrix<f64>, tanh: &DMatrix<f64>) -> DMatrix<f64> {
-    pre.zip_map(tanh, |h, t| 0.5 * h * (1.0 + t))
+/// GELU(h) = h·s from the pre-activations and their kept gates.
+fn gelu_given_gate(pre: &DMatrix<f64>, gate: &DMatrix<f64>) -> DMatrix<f64> {
+    let mut a = pre.clone();
+    let (values, gates) = (a.as_mut_slice(), gate.as_slice());
+    let mut i = 0;
+    while i < values.len().min(gates.len()) {
+        values[i] *= gates[i];
+        i += 1;
+    }
+    a
 }
 
 /// MLP(x) = GELU(x W₁) W₂.
@@ -581,14 +620,14 @@ fn mlp_forward_weighted(
     w2: (&DMatrix<f64>, f64),
 ) -> (DMatrix<f64>, MlpCache) {
     let pre = times_weight(x, w1);
-    let tanh = pre.map(gelu_tanh);
-    let y = times_weight(&gelu_given_tanh(&pre, &tanh), w2);
+    let gate = gelu_gates(&pre);
+    let y = times_weight(&gelu_given_gate(&pre, &gate), w2);
     (
         y,
         MlpCache {
             x: x.clone(),
             pre,
-            tanh,
+            gate,
         },
     )
 }
@@ -617,12 +656,19 @@ pub fn mlp_backward_into(
     sink: &mut impl GradSink,
 ) -> DMatrix<f64> {
     sink.weights(
-        &gelu_given_tanh(&cache.pre, &cache.tanh),
+        &gelu_given_gate(&cache.pre, &cache.gate),
         &[(Param::W2, dy)],
     );
     let mut dh = times_weight_transpose(dy, w2);
-    for ((g, &h), &t) in dh.iter_mut().zip(cache.pre.iter()).zip(cache.tanh.iter()) {
-        *g *= gelu_derivative_given_tanh(h, t);
+    let (grads, pre, gate) = (
+        dh.as_mut_slice(),
+        cache.pre.as_slice(),
+        cache.gate.as_slice(),
+    );
+    let mut i = 0;
+    while i < grads.len().min(pre.len()).min(gate.len()) {
+        grads[i] *= gelu_derivative_given_gate(pre[i], gate[i]);
+        i += 1;
     }
     sink.weights(&cache.x, &[(Param::W1, &dh)]);
     times_weight_transpose(&dh, w1)
@@ -1361,6 +1407,57 @@ mod tests {
 
     fn dot(a: &DMatrix<f64>, b: &DMatrix<f64>) -> f64 {
         a.component_mul(b).sum()
+    }
+
+    /// GELU from the gate of a 1×1 matrix holding h.
+    fn gelu_by_gate(h: f64) -> f64 {
+        let pre = DMatrix::from_element(1, 1, h);
+        gelu_given_gate(&pre, &gelu_gates(&pre))[(0, 0)]
+    }
+
+    #[test]
+    fn gelu_by_gate_at_one_matches_the_hand_value() {
+        // ½(1 + tanh(√(2/π)·1.044715)) = ½(1 + tanh 0.8335) = 0.8411919906…
+        assert!((gelu_by_gate(1.0) - 0.841_191_990_6).abs() < 1e-10);
+        assert_eq!(gelu_by_gate(0.0), 0.0);
+    }
+
+    #[test]
+    fn gelu_by_gate_equals_the_tanh_form() {
+        // ½(1 + tanh u) = σ(2u): the two forms agree to rounding (the gate form is the
+        // more exact one for very negative h, where 1 + tanh u cancels).
+        for i in -3000..=3000 {
+            let h = f64::from(i) * 0.01;
+            let (by_gate, by_tanh) = (gelu_by_gate(h), gelu(h));
+            assert!(
+                (by_gate - by_tanh).abs() < 2e-15 * h.abs().max(1.0),
+                "h = {h}"
+            );
+            let s = gelu_gates(&DMatrix::from_element(1, 1, h))[(0, 0)];
+            let derivative = gelu_derivative_given_gate(h, s);
+            assert!((derivative - gelu_derivative(h)).abs() < 1e-13, "h = {h}");
+        }
+    }
+
+    #[test]
+    fn gelu_derivative_from_the_gate_matches_finite_differences() {
+        for &x in &[-4.0, -1.3, -0.2, 0.0, 0.4, 1.1, 3.5] {
+            let fd = (gelu_by_gate(x + 1e-6) - gelu_by_gate(x - 1e-6)) / 2e-6;
+            let s = gelu_gates(&DMatrix::from_element(1, 1, x))[(0, 0)];
+            assert!(
+                (fd - gelu_derivative_given_gate(x, s)).abs() < 1e-8,
+                "x = {x}"
+            );
+        }
+    }
+
+    #[test]
+    fn gelu_gates_of_huge_pre_activations_stay_finite_and_in_zero_to_one() {
+        let pre = DMatrix::from_row_slice(1, 4, &[1e200, -1e200, 800.0, -800.0]);
+        let s = gelu_gates(&pre);
+        assert!(s.iter().all(|&s| (0.0..=1.0).contains(&s)));
+        assert_eq!(s[(0, 0)], 1.0);
+        assert!(s[(0, 1)] < 1e-300);
     }
 
     #[test]
