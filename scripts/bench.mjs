@@ -1,6 +1,7 @@
 // Benchmark (not a test): first-load bytes and control → redraw times in headless Chromium,
 // against dist/ served under a sub-path. Prints a Markdown table.
 // Usage: node scripts/bench.mjs [changes per control, default 200] [figure id filter]
+// (the filter `input-delay` runs only the input-delay measurement)
 import { gzipSync } from 'node:zlib';
 import { launch, settle } from '../tests/e2e/harness.mjs';
 
@@ -181,5 +182,34 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   } else {
     row(`${c.label ?? 'default'}${ready.length ? ' (all ready)' : ''}`, t);
   }
+}
+// Input delay while Pass 4 computes ahead: real key presses (through the browser's input
+// pipeline, not dispatched from the page) on the gain slider of gradient-flow, at pauses
+// that vary from 0 to 60 ms so that many land while the page is computing stacks ahead in
+// idle time. The delay is from the key event's time stamp (when the browser received it)
+// to its handler starting: how long the reader's input waited behind work already running.
+if ('gradient-flow input-delay'.includes(ONLY)) {
+  await page.goto(env.site.url);
+  await page.waitForSelector('[data-figure="gradient-flow"] canvas[data-draws]');
+  await page.$eval('[data-figure="gradient-flow"]', (f) => f.scrollIntoView({ block: 'start' }));
+  await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+  await settle(page);
+  await page.evaluate(() => {
+    window.__delays = [];
+    addEventListener('keydown', (e) => window.__delays.push(performance.now() - e.timeStamp), { capture: true });
+  });
+  await page.focus('[data-figure="gradient-flow"] [data-control="gain"]');
+  const presses = Math.min(CHANGES, 120);
+  const PAUSE_MAX = Number(process.env.PAUSE_MAX ?? 60);
+  let state = 12345;
+  const pause = () => { state = (state * 1103515245 + 12345) % 2147483648; return Math.floor((state / 2147483648) * PAUSE_MAX); };
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press(i % 24 < 12 ? 'ArrowRight' : 'ArrowLeft');
+    await page.waitForTimeout(pause());
+  }
+  const delays = await page.evaluate(() => window.__delays);
+  console.log(`\n## Input delay while Pass 4 computes ahead (${delays.length} key presses on gradient-flow's gain, 0–60 ms apart)\n`);
+  console.log('| p50 ms | p95 ms | max ms |\n|---:|---:|---:|');
+  console.log(`| ${quantile(delays, 0.5).toFixed(2)} | ${quantile(delays, 0.95).toFixed(2)} | ${Math.max(...delays).toFixed(2)} |`);
 }
 await env.close();
