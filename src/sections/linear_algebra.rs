@@ -781,7 +781,7 @@ pub fn LowRankFigure(
                 log: false,
             },
             y: Axis {
-                label: "‖T − T_k‖_F / ‖T‖_F".into(),
+                label: "‖T − Tₖ‖ / ‖T‖ (Frobenius)".into(),
                 min: 0.0,
                 max: 1.0,
                 log: false,
@@ -863,8 +863,8 @@ pub fn LowRankFigure(
                     <Heatmap name="target" grid=target_grid scale=TARGET_SCALE describe=describe(model.target, "T") summary=summary max_width=300.0 />
                 </div>
                 <div class="pair-item">
-                    <p class="panel-label">{move || format!("Best rank-{} approximation T_k", model.k.get())}</p>
-                    <Heatmap name="approximation" grid=approx_grid scale=TARGET_SCALE describe=describe(model.approx, "T_k") summary=approx_summary max_width=300.0 />
+                    <p class="panel-label">{move || format!("Best rank-{} approximation Tₖ", model.k.get())}</p>
+                    <Heatmap name="approximation" grid=approx_grid scale=TARGET_SCALE describe=describe(model.approx, "Tₖ") summary=approx_summary max_width=300.0 />
                 </div>
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
@@ -1061,7 +1061,7 @@ pub fn LoraFigure(
             },
             marks: vec![
                 Mark::Line {
-                    label: "‖ΔW − (ΔW)_r‖_F / ‖ΔW‖_F".into(),
+                    label: "‖ΔW − ΔWᵣ‖ / ‖ΔW‖ (Frobenius)".into(),
                     points: e.iter().enumerate().map(|(r, v)| (r as f64, *v)).collect(),
                     tone: Tone::Green,
                     dashed: false,

@@ -29,6 +29,10 @@ use crate::widgets::{
 
 /// Longest slice of work between two yields to the browser (ms).
 pub const SLICE_MS: f64 = 8.0;
+/// Longest slice of anticipated work: an idle period may last up to 50 ms, and an input
+/// that arrives during a slice waits for it to end, so a slice stops after this long (or
+/// at the idle deadline, if sooner) and asks for the next idle period.
+pub const IDLE_SLICE_MS: f64 = 3.0;
 /// The first slice after an input may use most of the frame, so that work that fits in a
 /// frame is drawn in that frame instead of being split across two.
 pub const FIRST_SLICE_MS: f64 = 14.0;
@@ -245,7 +249,9 @@ impl Pace {
                 yield_to_browser().await;
                 Some(now_ms() + SLICE_MS)
             }
-            Pace::Idle => idle_period().await,
+            Pace::Idle => idle_period()
+                .await
+                .map(|deadline| deadline.min(now_ms() + IDLE_SLICE_MS)),
         }
     }
 }
