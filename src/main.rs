@@ -51,5 +51,17 @@ pub fn time_gradient_stack(depth: u32, reps: u32) -> f64 {
 
 fn main() {
     console_error_panic_hook::set_once();
+    remove_boot_notice();
     leptos::mount::mount_to_body(handwave::app::App);
+}
+
+/// Removes index.html's `#boot` notice, which says what the page needs for as long as its
+/// WebAssembly has not started (where it cannot start, the notice stays).
+fn remove_boot_notice() {
+    if let Some(notice) = web_sys::window()
+        .and_then(|w| w.document())
+        .and_then(|d| d.get_element_by_id("boot"))
+    {
+        notice.remove();
+    }
 }

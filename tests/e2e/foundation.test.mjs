@@ -234,3 +234,19 @@ test('a number field shows the value the state holds after an out-of-range or un
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('the loading notice goes once the wasm starts, and stays, saying what the page needs, where it cannot load', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  assert.equal(await p.page.$('#boot'), null, 'the notice is removed when the page starts');
+  await p.close();
+  // A browser that cannot start the module (here: its request fails) keeps the notice.
+  const q = await openPage(env);
+  await q.page.route('**/*.wasm', (route) => route.abort());
+  await q.page.goto(env.site.url);
+  await q.page.waitForTimeout(1500);
+  const text = await q.page.$eval('#boot', (el) => (el.checkVisibility() ? el.textContent : ''));
+  assert.match(text, /WebAssembly with 128-bit SIMD/);
+  assert.equal(await q.page.$('[data-figure]'), null, 'no figure without the wasm');
+  await q.close();
+});
