@@ -426,9 +426,16 @@ fn wasm_simd_exp_gives_the_bits_of_the_scalar_exp_and_stays_within_two_ulps() {
     exp_clamped_in_place(&mut ys);
     for (x, y) in xs.iter().zip(&ys) {
         let scalar = exp_clamped(*x);
-        assert!(y.to_bits() == scalar.to_bits() || (y.is_nan() && scalar.is_nan()), "x = {x}");
+        assert!(
+            y.to_bits() == scalar.to_bits() || (y.is_nan() && scalar.is_nan()),
+            "x = {x}"
+        );
         if x.is_finite() {
-            assert!((y - x.exp()).abs() <= 4.5e-16 * x.exp(), "x = {x}: {y} against {}", x.exp());
+            assert!(
+                (y - x.exp()).abs() <= 4.5e-16 * x.exp(),
+                "x = {x}: {y} against {}",
+                x.exp()
+            );
         }
     }
 }

@@ -63,21 +63,62 @@ pub fn exp_clamped_in_place(values: &mut [f64]) {
     }
 }
 
+/// σ(x) = 1/(1 + e^(−x)) with e^(−x) by [`exp_clamped`]: exactly σ(x) to rounding for
+/// |x| ≤ 708, and within 3·10⁻³⁰⁸ of 0 or 1 beyond.
+pub fn logistic_clamped(x: f64) -> f64 {
+    1.0 / (1.0 + exp_clamped(-x))
+}
+
+/// Replaces every entry x of `values` by [`logistic_clamped`]`(x)`, two at a time in the
+/// browser build (wasm SIMD), with the same bits.
+pub fn logistic_clamped_in_place(values: &mut [f64]) {
+    #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
+    let values = simd::logistic_pairs_in_place(values);
+    for v in values {
+        *v = logistic_clamped(*v);
+    }
+}
+
 #[cfg(all(target_arch = "wasm32", target_feature = "simd128"))]
 mod simd {
     use super::{DEGREE, HIGHEST, INVERSE_FACTORIALS, LN2_HI, LN2_LO, LOG2_E, LOWEST};
     use core::arch::wasm32::*;
 
     /// [`super::exp_clamped`] of each pair of entries; returns the odd one left over.
+    /// A plain counting loop (the page is built for size, where iterator adapters are
+    /// not inlined).
     pub(super) fn exp_pairs_in_place(values: &mut [f64]) -> &mut [f64] {
-        let mut pairs = values.chunks_exact_mut(2);
-        for pair in &mut pairs {
-            let x = f64x2(pair[0], pair[1]);
-            let y = exp_pair(x);
-            pair[0] = f64x2_extract_lane::<0>(y);
-            pair[1] = f64x2_extract_lane::<1>(y);
+        let pairs = values.len() / 2;
+        let at = values.as_mut_ptr();
+        let mut k = 0;
+        while k < pairs {
+            // SAFETY: 2k + 1 < values.len(), so the unaligned 16-byte load and store at
+            // entry 2k stay inside `values` (v128_load/v128_store need no alignment).
+            unsafe {
+                let pair = at.add(2 * k).cast::<v128>();
+                v128_store(pair, exp_pair(v128_load(pair)));
+            }
+            k += 1;
         }
-        pairs.into_remainder()
+        &mut values[2 * pairs..]
+    }
+
+    /// [`super::logistic_clamped`] of each pair of entries; returns the odd one left over.
+    pub(super) fn logistic_pairs_in_place(values: &mut [f64]) -> &mut [f64] {
+        let pairs = values.len() / 2;
+        let at = values.as_mut_ptr();
+        let one = f64x2_splat(1.0);
+        let mut k = 0;
+        while k < pairs {
+            // SAFETY: as in exp_pairs_in_place.
+            unsafe {
+                let pair = at.add(2 * k).cast::<v128>();
+                let e = exp_pair(f64x2_neg(v128_load(pair)));
+                v128_store(pair, f64x2_div(one, f64x2_add(one, e)));
+            }
+            k += 1;
+        }
+        &mut values[2 * pairs..]
     }
 
     /// The same operations as [`super::exp_clamped`], lane by lane.
@@ -153,6 +194,20 @@ mod tests {
         assert_eq!(exp_clamped(-1e6), exp_clamped(LOWEST));
         assert!(exp_clamped(HIGHEST).is_finite() && exp_clamped(LOWEST) > 0.0);
         assert!(exp_clamped(f64::NAN).is_nan());
+    }
+
+    #[test]
+    fn logistic_is_one_over_one_plus_e_to_the_minus_x() {
+        assert_eq!(logistic_clamped(0.0), 0.5);
+        for x in [-30.0_f64, -2.0, -0.1, 0.3, 4.0, 30.0] {
+            let want = 1.0 / (1.0 + (-x).exp());
+            assert!((logistic_clamped(x) - want).abs() < 1e-16_f64.max(4e-16 * want), "x = {x}");
+        }
+        assert_eq!(logistic_clamped(1e6), 1.0);
+        assert!(logistic_clamped(-1e6) < 1e-300);
+        let mut xs = vec![-3.0, 0.5, 2.0];
+        logistic_clamped_in_place(&mut xs);
+        assert_eq!(xs[1].to_bits(), logistic_clamped(0.5).to_bits());
     }
 
     #[test]

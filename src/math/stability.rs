@@ -27,13 +27,13 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::math::exp::exp_clamped_in_place;
+use crate::math::exp::logistic_clamped_in_place;
 use crate::math::products::{
     columns_times, columns_times_transpose, scaled_times, scaled_times_transpose, times_transpose,
     transpose_times, Columns,
 };
 use crate::math::rng::SeededStream;
-use crate::math::softmax::{softmax_into, softmax_vjp};
+use crate::math::softmax::softmax_into;
 
 /// ε inside LayerNorm's square root: σ = √(Var(x) + ε).
 pub const LN_EPS: f64 = 1e-5;
@@ -448,33 +448,50 @@ pub struct LayerNormCache {
 /// σ = √(σ² + ε).
 pub fn layer_norm_forward(x: &DMatrix<f64>, p: &LayerNormParams) -> (DMatrix<f64>, LayerNormCache) {
     let (t, d) = x.shape();
-    // Column-major storage: column j (feature j of every token) is one contiguous slice.
-    let columns = || x.as_slice().chunks_exact(t.max(1));
+    // Column-major storage: column j (feature j of every token) is one contiguous run
+    // x[j·t .. (j+1)·t]. Plain counting loops: the page is built for size, where iterator
+    // adapters are not inlined (see products.rs).
+    let xs = x.as_slice();
+    let (gamma, beta) = (
+        &p.gamma[..d.min(p.gamma.len())],
+        &p.beta[..d.min(p.beta.len())],
+    );
     let mut mu = vec![0.0; t];
-    for column in columns() {
-        for (m, v) in mu.iter_mut().zip(column) {
-            *m += v;
+    let mut var = vec![0.0; t];
+    for column in xs.chunks_exact(t.max(1)) {
+        let mut i = 0;
+        while i < t {
+            mu[i] += column[i];
+            i += 1;
         }
     }
     mu.iter_mut().for_each(|m| *m /= d as f64);
-    let mut var = vec![0.0; t];
-    for column in columns() {
-        for ((s, v), m) in var.iter_mut().zip(column).zip(&mu) {
-            *s += (v - m) * (v - m);
+    for column in xs.chunks_exact(t.max(1)) {
+        let mut i = 0;
+        while i < t {
+            let c = column[i] - mu[i];
+            var[i] += c * c;
+            i += 1;
         }
     }
     let inv_sigma: Vec<f64> = var
         .iter()
         .map(|s| 1.0 / (s / d as f64 + LN_EPS).sqrt())
         .collect();
-    let mut x_hat = Vec::with_capacity(t * d);
-    let mut y = Vec::with_capacity(t * d);
-    for (j, column) in columns().enumerate() {
-        for ((v, m), inv) in column.iter().zip(&mu).zip(&inv_sigma) {
-            let h = (v - m) * inv;
-            x_hat.push(h);
-            y.push(p.gamma[j] * h + p.beta[j]);
+    let mut x_hat = vec![0.0; t * d];
+    let mut y = vec![0.0; t * d];
+    let mut j = 0;
+    while j < d.min(gamma.len()).min(beta.len()) {
+        let (g, b) = (gamma[j], beta[j]);
+        let mut i = 0;
+        while i < t {
+            let at = j * t + i;
+            let h = (xs[at] - mu[i]) * inv_sigma[i];
+            x_hat[at] = h;
+            y[at] = g * h + b;
+            i += 1;
         }
+        j += 1;
     }
     (
         DMatrix::from_vec(t, d, y),
@@ -493,36 +510,51 @@ pub fn layer_norm_backward(
     p: &LayerNormParams,
 ) -> (DMatrix<f64>, LayerNormParams) {
     let (t, d) = dy.shape();
-    let n = t.max(1);
-    let pairs = || {
-        dy.as_slice()
-            .chunks_exact(n)
-            .zip(cache.x_hat.as_slice().chunks_exact(n))
-    };
+    let (dys, xhs) = (dy.as_slice(), cache.x_hat.as_slice());
+    let inv_sigma = &cache.inv_sigma;
+    let d = d.min(p.gamma.len()).min(xhs.len() / t.max(1));
+    let t = t.min(inv_sigma.len());
     let (mut mean_g, mut mean_gx) = (vec![0.0; t], vec![0.0; t]);
     let mut grads = LayerNormParams {
-        gamma: vec![0.0; d],
-        beta: vec![0.0; d],
+        gamma: vec![0.0; dy.ncols()],
+        beta: vec![0.0; dy.ncols()],
     };
-    for (j, (dy_col, xh_col)) in pairs().enumerate() {
-        for i in 0..t {
-            let g = dy_col[i] * p.gamma[j];
+    let rows = dy.nrows();
+    let mut j = 0;
+    while j < d {
+        let gamma = p.gamma[j];
+        let (mut dgamma, mut dbeta) = (0.0, 0.0);
+        let mut i = 0;
+        while i < t {
+            let at = j * rows + i;
+            let (dyv, xh) = (dys[at], xhs[at]);
+            let g = dyv * gamma;
             mean_g[i] += g;
-            mean_gx[i] += g * xh_col[i];
-            grads.gamma[j] += dy_col[i] * xh_col[i];
-            grads.beta[j] += dy_col[i];
+            mean_gx[i] += g * xh;
+            dgamma += dyv * xh;
+            dbeta += dyv;
+            i += 1;
         }
+        grads.gamma[j] = dgamma;
+        grads.beta[j] = dbeta;
+        j += 1;
     }
-    mean_g.iter_mut().for_each(|m| *m /= d as f64);
-    mean_gx.iter_mut().for_each(|m| *m /= d as f64);
-    let mut dx = Vec::with_capacity(t * d);
-    for (j, (dy_col, xh_col)) in pairs().enumerate() {
-        for i in 0..t {
-            let g = dy_col[i] * p.gamma[j];
-            dx.push(cache.inv_sigma[i] * (g - mean_g[i] - xh_col[i] * mean_gx[i]));
+    mean_g.iter_mut().for_each(|m| *m /= dy.ncols() as f64);
+    mean_gx.iter_mut().for_each(|m| *m /= dy.ncols() as f64);
+    let mut dx = vec![0.0; dys.len()];
+    let mut j = 0;
+    while j < d {
+        let gamma = p.gamma[j];
+        let mut i = 0;
+        while i < t {
+            let at = j * rows + i;
+            let g = dys[at] * gamma;
+            dx[at] = inv_sigma[i] * (g - mean_g[i] - xhs[at] * mean_gx[i]);
+            i += 1;
         }
+        j += 1;
     }
-    (DMatrix::from_vec(t, d, dx), grads)
+    (DMatrix::from_vec(dy.nrows(), dy.ncols(), dx), grads)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -559,7 +591,7 @@ pub fn gelu_derivative_given_gate(h: f64, s: f64) -> f64 {
 
 /// s = σ(2u) = 1/(1 + e^(−2u)), u = √(2/π)(h + 0.044715h³), for every pre-activation h:
 /// GELU(h) = ½h(1 + tanh u) = h·s, because ½(1 + tanh u) = σ(2u). One exponential per
-/// entry, two at a time in the browser ([`exp_clamped_in_place`]), instead of a tanh.
+/// entry, two at a time in the browser ([`logistic_clamped_in_place`]), instead of a tanh.
 /// The exponent is clamped to [−708, 709], so s is exactly what σ gives wherever
 /// e^(−2u) is a normal f64 and otherwise within 3·10⁻³⁰⁸ of 0 or 1.
 pub fn gelu_gates(pre: &DMatrix<f64>) -> DMatrix<f64> {
@@ -570,15 +602,10 @@ pub fn gelu_gates(pre: &DMatrix<f64>) -> DMatrix<f64> {
     let mut i = 0;
     while i < values.len() {
         let h = values[i];
-        values[i] = -2.0 * GELU_C * (h + GELU_A * h * h * h);
+        values[i] = 2.0 * GELU_C * (h + GELU_A * h * h * h);
         i += 1;
     }
-    exp_clamped_in_place(values);
-    let mut i = 0;
-    while i < values.len() {
-        values[i] = 1.0 / (1.0 + values[i]);
-        i += 1;
-    }
+    logistic_clamped_in_place(values);
     s
 }
 
@@ -841,14 +868,7 @@ pub fn attention_backward_into(
         let p_t = p.transpose();
         dv.columns_mut(c0, dh)
             .copy_from(&columns_times(1.0, Columns::all(&p_t), doh));
-        let mut ds = DMatrix::zeros(t, t);
-        for i in 0..t {
-            let p_row: Vec<f64> = (0..=i).map(|j| p[(i, j)]).collect();
-            let dp_row: Vec<f64> = (0..=i).map(|j| dp[(i, j)]).collect();
-            for (j, g) in softmax_vjp(&p_row, &dp_row).into_iter().enumerate() {
-                ds[(i, j)] = g * scale;
-            }
-        }
+        let ds = scaled_softmax_vjp_rows(p, &dp, scale);
         dq.columns_mut(c0, dh).copy_from(&columns_times(
             1.0,
             Columns::all(&ds),
@@ -868,6 +888,33 @@ pub fn attention_backward_into(
     times_weight_transpose(&dq, w.weight(Param::Wq))
         + times_weight_transpose(&dk, w.weight(Param::Wk))
         + times_weight_transpose(&dv, w.weight(Param::Wv))
+}
+
+/// Row i of dS = scale · J(p_i)·dP_i over the unmasked positions j ≤ i of the causal
+/// T×T probabilities P ([`softmax_vjp`] row by row, without a vector per row):
+/// dS_ij = scale · p_ij (dP_ij − Σ_{k≤i} p_ik dP_ik); zero above the diagonal.
+fn scaled_softmax_vjp_rows(p: &DMatrix<f64>, dp: &DMatrix<f64>, scale: f64) -> DMatrix<f64> {
+    let t = p.nrows().min(p.ncols()).min(dp.nrows()).min(dp.ncols());
+    let (ps, dps) = (p.as_slice(), dp.as_slice());
+    let (pr, dr) = (p.nrows(), dp.nrows());
+    let mut ds = DMatrix::zeros(t, t);
+    let out = ds.as_mut_slice();
+    let mut i = 0;
+    while i < t {
+        let mut mean = 0.0;
+        let mut j = 0;
+        while j <= i {
+            mean += ps[j * pr + i] * dps[j * dr + i];
+            j += 1;
+        }
+        let mut j = 0;
+        while j <= i {
+            out[j * t + i] = ps[j * pr + i] * (dps[j * dr + i] - mean) * scale;
+            j += 1;
+        }
+        i += 1;
+    }
+    ds
 }
 
 // ---------------------------------------------------------------------------------------
@@ -1413,6 +1460,35 @@ mod tests {
     fn gelu_by_gate(h: f64) -> f64 {
         let pre = DMatrix::from_element(1, 1, h);
         gelu_given_gate(&pre, &gelu_gates(&pre))[(0, 0)]
+    }
+
+    #[test]
+    fn softmax_vjp_rows_equal_the_pass_1_vjp_of_each_row() {
+        use crate::math::softmax::softmax_vjp;
+        // A causal 5×5 softmax and an upstream gradient: each row of dS is
+        // scale · softmax_vjp(p_i, dP_i) over j ≤ i, to the bit, and zero above.
+        let t = 5;
+        let scores = random(3, t, t);
+        let mut p = DMatrix::zeros(t, t);
+        for i in 0..t {
+            let row =
+                crate::math::softmax::softmax(&(0..=i).map(|j| scores[(i, j)]).collect::<Vec<_>>());
+            for (j, v) in row.into_iter().enumerate() {
+                p[(i, j)] = v;
+            }
+        }
+        let dp = random(4, t, t);
+        let ds = scaled_softmax_vjp_rows(&p, &dp, 0.25);
+        for i in 0..t {
+            let p_row: Vec<f64> = (0..=i).map(|j| p[(i, j)]).collect();
+            let dp_row: Vec<f64> = (0..=i).map(|j| dp[(i, j)]).collect();
+            for (j, g) in softmax_vjp(&p_row, &dp_row).into_iter().enumerate() {
+                assert_eq!(ds[(i, j)].to_bits(), (g * 0.25).to_bits(), "({i}, {j})");
+            }
+            for j in i + 1..t {
+                assert_eq!(ds[(i, j)], 0.0);
+            }
+        }
     }
 
     #[test]
