@@ -201,7 +201,10 @@ mod tests {
         assert_eq!(logistic_clamped(0.0), 0.5);
         for x in [-30.0_f64, -2.0, -0.1, 0.3, 4.0, 30.0] {
             let want = 1.0 / (1.0 + (-x).exp());
-            assert!((logistic_clamped(x) - want).abs() < 1e-16_f64.max(4e-16 * want), "x = {x}");
+            assert!(
+                (logistic_clamped(x) - want).abs() < 1e-16_f64.max(4e-16 * want),
+                "x = {x}"
+            );
         }
         assert_eq!(logistic_clamped(1e6), 1.0);
         assert!(logistic_clamped(-1e6) < 1e-300);

@@ -240,17 +240,19 @@ mod simd {
     ) {
         let (m, k) = (a.rows, a.cols);
         let (rs, cs) = (b.row_stride as usize, b.col_stride as usize);
-        let mut x = a.data.as_ptr().add(r);
-        let mut u = b.data.as_ptr().add(j * cs);
-        let mut w = b.data.as_ptr().add((j + 1) * cs);
+        let (xa, yb) = (a.data.as_ptr(), b.data.as_ptr());
         let load = |x: *const f64, i: usize| v128_load(x.add(i).cast::<v128>());
         let zero = f64x2_splat(0.0);
         let (mut p0, mut p1, mut p2, mut p3) = (zero, zero, zero, zero);
         let (mut q0, mut q1, mut q2, mut q3) = (zero, zero, zero, zero);
         let mut p = 0;
         while p < k {
+            // Every pointer is formed from in-bounds offsets: A's rows r … r+7 of column p,
+            // B's entries (p, j) and (p, j + 1).
+            let x = xa.add(p * m + r);
             let (x0, x1, x2, x3) = (load(x, 0), load(x, 2), load(x, 4), load(x, 6));
-            let (bu, bw) = (f64x2_splat(*u), f64x2_splat(*w));
+            let bu = f64x2_splat(*yb.add(p * rs + j * cs));
+            let bw = f64x2_splat(*yb.add(p * rs + (j + 1) * cs));
             p0 = f64x2_add(p0, f64x2_mul(bu, x0));
             p1 = f64x2_add(p1, f64x2_mul(bu, x1));
             p2 = f64x2_add(p2, f64x2_mul(bu, x2));
@@ -259,9 +261,6 @@ mod simd {
             q1 = f64x2_add(q1, f64x2_mul(bw, x1));
             q2 = f64x2_add(q2, f64x2_mul(bw, x2));
             q3 = f64x2_add(q3, f64x2_mul(bw, x3));
-            x = x.add(m);
-            u = u.add(rs);
-            w = w.add(rs);
             p += 1;
         }
         let scale = f64x2_splat(alpha);
