@@ -2,18 +2,10 @@
 // page's export time_gradient_stack: default 32-block stacks, forward and backward),
 // printed as the functions with the most self time. Build a dist that keeps wasm names
 // first (see scripts/profile.mjs). Usage: node scripts/profile-arith.mjs <dist dir> [stacks]
-import { chromium } from 'playwright-core';
-import { serveDist } from './serve-static.mjs';
-import { CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { openWasmPage } from './wasm-page.mjs';
 
 const [root, stacksArg = '200'] = process.argv.slice(2);
-const site = await serveDist({ root });
-const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
-const page = await (await browser.newContext()).newPage();
-await page.addInitScript(() => addEventListener('TrunkApplicationStarted', (e) => { window.__wasm = e.detail.wasm; }));
-await page.goto(site.url + '?embed=jacobian');
-await page.waitForFunction(() => window.__wasm);
-await page.evaluate(() => window.__wasm.time_gradient_stack(32, 20));
+const { page, close } = await openWasmPage(root);
 const cdp = await page.context().newCDPSession(page);
 await cdp.send('Profiler.enable');
 await cdp.send('Profiler.setSamplingInterval', { interval: 50 });
@@ -34,5 +26,4 @@ console.log(`${stacksArg} stacks, ${ms.toFixed(2)} ms each; busy ${(total / 1000
 for (const [name, us] of [...self].sort((a, b) => b[1] - a[1]).slice(0, 30)) {
   console.log(`${(us / 1000).toFixed(1).padStart(8)} ms  ${(100 * us / total).toFixed(1).padStart(5)} %  ${name.slice(0, 150)}`);
 }
-await browser.close();
-site.server.close();
+await close();
