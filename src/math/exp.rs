@@ -85,9 +85,23 @@ mod simd {
     use core::arch::wasm32::*;
 
     /// [`super::exp_clamped`] of each pair of entries; returns the odd one left over.
-    /// A plain counting loop (the page is built for size, where iterator adapters are
-    /// not inlined).
     pub(super) fn exp_pairs_in_place(values: &mut [f64]) -> &mut [f64] {
+        map_pairs_in_place(values, exp_pair)
+    }
+
+    /// [`super::logistic_clamped`] of each pair of entries; returns the odd one left over.
+    pub(super) fn logistic_pairs_in_place(values: &mut [f64]) -> &mut [f64] {
+        let one = f64x2_splat(1.0);
+        map_pairs_in_place(values, |x| {
+            f64x2_div(one, f64x2_add(one, exp_pair(f64x2_neg(x))))
+        })
+    }
+
+    /// Replaces each pair of entries by `f` of it, as one vector; returns the odd one left
+    /// over. A plain counting loop (the page is built for size, where iterator adapters
+    /// are not inlined).
+    #[inline(always)]
+    fn map_pairs_in_place(values: &mut [f64], f: impl Fn(v128) -> v128) -> &mut [f64] {
         let pairs = values.len() / 2;
         let at = values.as_mut_ptr();
         let mut k = 0;
@@ -96,25 +110,7 @@ mod simd {
             // entry 2k stay inside `values` (v128_load/v128_store need no alignment).
             unsafe {
                 let pair = at.add(2 * k).cast::<v128>();
-                v128_store(pair, exp_pair(v128_load(pair)));
-            }
-            k += 1;
-        }
-        &mut values[2 * pairs..]
-    }
-
-    /// [`super::logistic_clamped`] of each pair of entries; returns the odd one left over.
-    pub(super) fn logistic_pairs_in_place(values: &mut [f64]) -> &mut [f64] {
-        let pairs = values.len() / 2;
-        let at = values.as_mut_ptr();
-        let one = f64x2_splat(1.0);
-        let mut k = 0;
-        while k < pairs {
-            // SAFETY: as in exp_pairs_in_place.
-            unsafe {
-                let pair = at.add(2 * k).cast::<v128>();
-                let e = exp_pair(f64x2_neg(v128_load(pair)));
-                v128_store(pair, f64x2_div(one, f64x2_add(one, e)));
+                v128_store(pair, f(v128_load(pair)));
             }
             k += 1;
         }
