@@ -214,8 +214,13 @@ fn times_weight_transpose(g: &DMatrix<f64>, (m, k): (&DMatrix<f64>, f64)) -> DMa
 
 /// A matrix of N(0, std²) entries from its own stream.
 fn gaussian(seed: u64, path: &[u64], rows: usize, cols: usize, std: f64) -> DMatrix<f64> {
-    let mut s = SeededStream::new(seed, path);
-    DMatrix::from_fn(rows, cols, |_, _| std * s.standard_normal())
+    let mut entries = vec![0.0; rows * cols];
+    SeededStream::new(seed, path).fill_standard_normal(&mut entries);
+    if std != 1.0 {
+        entries.iter_mut().for_each(|x| *x *= std);
+    }
+    // Column-major, the order `DMatrix::from_fn` visits entries in (tested).
+    DMatrix::from_vec(rows, cols, entries)
 }
 
 /// The N(0, 1) draws behind one block's matrices, before gain and fan-in scaling: what
@@ -1428,6 +1433,17 @@ mod tests {
 
     fn random(seed: u64, rows: usize, cols: usize) -> DMatrix<f64> {
         gaussian(seed, &[99], rows, cols, 1.0)
+    }
+
+    #[test]
+    fn a_gaussian_matrix_holds_its_stream_column_by_column() {
+        let mut s = SeededStream::new(5, &[1, 2]);
+        let expected = DMatrix::from_fn(7, 3, |_, _| 0.5 * s.standard_normal());
+        let drawn = gaussian(5, &[1, 2], 7, 3, 0.5);
+        assert!(expected
+            .iter()
+            .zip(drawn.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
     }
 
     /// Central difference of the scalar f along every entry of x, compared with `grad`.
