@@ -38,8 +38,17 @@ export async function openPage(env, { viewport = { width: 1280, height: 900 }, c
   return {
     page, context, errors, external,
     async goto(query = '') {
+      // A page error while loading (a wasm that traps at start) fails at once, instead of
+      // after the 20 s wait for a canvas: a broken build then fails each test in moments.
+      const trapped = page.waitForEvent('pageerror', { timeout: 0 }).then(
+        (e) => { throw new Error(`page error while loading ${query || '/'}: ${e.message}`); },
+        () => {},
+      );
       await page.goto(env.site.url + query);
-      await page.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 20000 });
+      await Promise.race([
+        page.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 20000 }),
+        trapped,
+      ]);
       await settled(page);
     },
     async close() { await context.close(); },
