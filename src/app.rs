@@ -7,7 +7,8 @@ use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::{JsCast, JsValue};
 
-use crate::sections::{backprop, complexity, linear_algebra, stability};
+use crate::sections::backprop;
+use crate::sections::lazy::{LazyFigure, LazyPass, LazySection};
 use crate::state::{Notice, Params, Theme, Value, ViewParams};
 use crate::widgets::hooks::Palette;
 
@@ -431,10 +432,12 @@ pub fn App() -> impl IntoView {
             view! {
                 <main class="embed" data-embed=figure>
                     <Notices notices=notices />
-                    {backprop::figure(figure, show_controls)
-                        .or_else(|| complexity::figure(figure, show_controls))
-                        .or_else(|| linear_algebra::figure(figure, show_controls))
-                        .or_else(|| stability::figure(figure, show_controls))}
+                    {backprop::figure(figure, show_controls).or_else(|| {
+                        LazyPass::of_figure(figure).map(|pass| {
+                            view! { <LazyFigure pass=pass id=figure show_controls=show_controls /> }
+                                .into_any()
+                        })
+                    })}
                     <p class="embed-credit">
                         <a href=page_base_url() target="_blank" rel="noopener">"handwave"</a>
                         " — the math underneath the transformer, computed live."
@@ -462,9 +465,9 @@ pub fn App() -> impl IntoView {
                     </p>
                 </section>
                 <backprop::BackpropSection />
-                <complexity::ComplexitySection />
-                <linear_algebra::LinearAlgebraSection />
-                <stability::StabilitySection />
+                <LazySection pass=LazyPass::Complexity />
+                <LazySection pass=LazyPass::LinearAlgebra />
+                <LazySection pass=LazyPass::Stability />
             </main>
             <footer class="site-footer">
                 <p>"Every figure can be linked in its current state, embedded alone, and exported as PNG or CSV."</p>

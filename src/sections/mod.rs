@@ -4,3 +4,4 @@ pub mod backprop;
 pub mod complexity;
 pub mod linear_algebra;
 pub mod stability;
+pub mod lazy;

@@ -238,6 +238,16 @@ where
     E: leptos::html::ElementType,
     E::Output: JsCast + Clone + 'static,
 {
+    observe_near_screen(node, on_screen, "200px 0px");
+}
+
+/// Keeps `near` true while `node` is within `margin` (a CSS margin, e.g. `"100% 0px"`) of
+/// the viewport. Where the observer is unavailable, `node` counts as always near.
+pub fn observe_near_screen<E>(node: NodeRef<E>, on_screen: RwSignal<bool>, margin: &'static str)
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
     Effect::new(move |_| {
         let Some(el) = node.get() else { return };
         let Ok(el) = el.dyn_into::<web_sys::Element>() else {
@@ -259,7 +269,7 @@ where
             }
         });
         let options = web_sys::IntersectionObserverInit::new();
-        options.set_root_margin("200px 0px");
+        options.set_root_margin(margin);
         match web_sys::IntersectionObserver::new_with_options(
             callback.as_ref().unchecked_ref(),
             &options,
