@@ -12,7 +12,8 @@
 #      pass, shared chunks and `__wasm_split.js`, which fetches a module the first time a
 #      split function is called;
 #   3. wasm-bindgen makes the main module's JS glue, exactly as Trunk would;
-#   4. wasm-opt (binaryen 132, the pinned one) shrinks every module (release only).
+#   4. wasm-opt (binaryen 132, the pinned one) shrinks every module, and terser the JS
+#      (release only).
 # Everything goes into one folder named after a hash of its contents (`page-<hash>/`), so
 # a static host's caches never mix two builds, and every URL inside it stays relative:
 # the site still works under any sub-path. index.html's `page-wasm/` placeholders
@@ -50,6 +51,10 @@ if [ "$profile" = release ]; then
             --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd)
   for module in "$work"/split/*.wasm; do
     wasm-opt -Oz "${features[@]}" --strip-debug --strip-producers "$module" -o "$module" 2>/dev/null
+  done
+  # Trunk's own minifier fails on wasm-bindgen's glue; terser (npm, pinned) does not.
+  for script in "$work/split/handwave.js" "$work/split/__wasm_split.js"; do
+    terser "$script" --module --compress --mangle -o "$script"
   done
 fi
 

@@ -1,22 +1,50 @@
 //! Passes 2, 3 and 4 as lazily loaded WebAssembly modules.
 //!
-//! Each function marked `#[wasm_split(passN, …)]` is a split point: scripts/page-wasm.sh
-//! (wasm-split-cli) moves it, with all the code only it reaches, into its own module
-//! (`split_passN.wasm`, plus chunks shared between passes), which the page fetches the
-//! first time the function is called. The first load then carries only the page shell and
-//! Pass 1. A pass is asked for when its place on the page comes within a screen of the
-//! viewport, or at once in an embed view of one of its figures. Until it arrives, its
-//! place holds the section's id and title and says that it is loading; if it cannot be
-//! fetched, it says so and offers to try again (a split function that fails to load
-//! returns an error instead of panicking: the `fallible` option).
+//! The page's binary (src/split_points.rs) defines one split point per pass: functions
+//! marked `#[wasm_split(passN, …)]`, which scripts/page-wasm.sh (wasm-split-cli) moves,
+//! with all the code only they reach, into a module of their own (`split_passN.wasm`,
+//! plus chunks shared between passes) that the page fetches the first time one of them
+//! is called. The first load then carries only the page shell and Pass 1.
 //!
-//! Natively (tests) and in builds that are not split, the functions are called directly.
+//! This library never names the passes' sections itself (a call from here would make
+//! them reachable from the main module, which would keep them there): the binary hands
+//! its split points over as [`PassLoaders`] before it mounts the app. The split points
+//! live in the binary, not here, because each is an exported wasm function, and an
+//! export of the library would be linked into every binary built from it (the worker's
+//! too, which would grow fourfold).
+//!
+//! A pass is asked for when its place on the page comes within a screen of the viewport,
+//! or at once in an embed view of one of its figures. Until it arrives, its place holds
+//! the section's id and title and says that it is loading; if it cannot be fetched, it
+//! says so and offers to try again (a split point that fails to load returns an error
+//! instead of panicking: the `fallible` option).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
 
 use leptos::prelude::*;
-use leptos::wasm_split::{wasm_split, SplitLoaderError};
 
-use super::{complexity, linear_algebra, stability};
 use crate::widgets::hooks::observe_near_screen;
+
+/// A pass's section or figure on its way: the module's fetch, then the view.
+pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError>>>>;
+
+/// How the page's binary loads each pass (its split points).
+#[derive(Clone, Copy)]
+pub struct PassLoaders {
+    /// The whole section of a pass.
+    pub section: fn(LazyPass) -> PendingView,
+    /// One figure of a pass alone (the embed view): its id and whether controls show.
+    pub figure: fn(LazyPass, &'static str, bool) -> PendingView,
+}
+
+static LOADERS: OnceLock<PassLoaders> = OnceLock::new();
+
+/// Hands the binary's split points to the app; call once, before mounting it.
+pub fn register_pass_loaders(loaders: PassLoaders) {
+    let _ = LOADERS.set(loaders);
+}
 
 /// A pass whose code is loaded on demand.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -71,66 +99,24 @@ impl LazyPass {
 
     /// Fetches this pass's module (once) and builds its section.
     async fn section(self) -> Result<AnyView, PassLoadError> {
-        match self {
-            Self::Complexity => complexity_section().await,
-            Self::LinearAlgebra => linear_algebra_section().await,
-            Self::Stability => stability_section().await,
+        match LOADERS.get() {
+            Some(loaders) => (loaders.section)(self).await,
+            None => Err(PassLoadError),
         }
     }
 
     /// Fetches this pass's module (once) and builds figure `id` alone.
     async fn figure(self, id: &'static str, show_controls: bool) -> Result<AnyView, PassLoadError> {
-        let figure = match self {
-            Self::Complexity => complexity_figure(id, show_controls).await,
-            Self::LinearAlgebra => linear_algebra_figure(id, show_controls).await,
-            Self::Stability => stability_figure(id, show_controls).await,
-        };
-        figure.map(|f| f.unwrap_or_else(|| ().into_any()))
+        match LOADERS.get() {
+            Some(loaders) => (loaders.figure)(self, id, show_controls).await,
+            None => Err(PassLoadError),
+        }
     }
 }
 
 /// A pass's module could not be fetched or started (offline, or a host that lost a file).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct PassLoadError;
-
-impl From<SplitLoaderError> for PassLoadError {
-    fn from(_: SplitLoaderError) -> Self {
-        Self
-    }
-}
-
-#[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn complexity_section() -> Result<AnyView, PassLoadError> {
-    Ok(view! { <complexity::ComplexitySection /> }.into_any())
-}
-
-#[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn complexity_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, PassLoadError> {
-    Ok(complexity::figure(id, show_controls))
-}
-
-#[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn linear_algebra_section() -> Result<AnyView, PassLoadError> {
-    Ok(view! { <linear_algebra::LinearAlgebraSection /> }.into_any())
-}
-
-#[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn linear_algebra_figure(
-    id: &'static str,
-    show_controls: bool,
-) -> Result<Option<AnyView>, PassLoadError> {
-    Ok(linear_algebra::figure(id, show_controls))
-}
-
-#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn stability_section() -> Result<AnyView, PassLoadError> {
-    Ok(view! { <stability::StabilitySection /> }.into_any())
-}
-
-#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn stability_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, PassLoadError> {
-    Ok(stability::figure(id, show_controls))
-}
 
 /// What stands in a pass's place until its module has arrived: the section's id and
 /// title, so that links to `#<id>` land and the outline is whole, and a status line.

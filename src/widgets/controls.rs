@@ -163,7 +163,7 @@ pub fn Slider(
                 prop:value=move || scale.get().to_position(value.get()).to_string()
                 aria-valuetext=text
                 on:input=move |ev| {
-                    if let Ok(pos) = event_target_value(&ev).parse::<f64>() {
+                    if let Some(pos) = crate::state::parse_number(event_target_value(&ev).trim()) {
                         on_change.run(scale.get_untracked().from_position(pos));
                     }
                 }
@@ -258,7 +258,7 @@ pub fn NumberField(
                 step="1"
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| {
-                    let entered = event_target_value(&ev).trim().parse::<f64>().ok().filter(|v| v.is_finite());
+                    let entered = crate::state::parse_number(event_target_value(&ev).trim()).filter(|v| v.is_finite());
                     let accepted = entered.map(|v| (v.round() as i64).clamp(min, max));
                     if let Some(v) = accepted {
                         on_change.run(v);
@@ -300,7 +300,7 @@ pub fn SeedField(
                 step="1"
                 prop:value=move || value.get().to_string()
                 on:change=move |ev| {
-                    let entered = event_target_value(&ev).trim().parse::<f64>().ok().filter(|v| v.is_finite());
+                    let entered = crate::state::parse_number(event_target_value(&ev).trim()).filter(|v| v.is_finite());
                     let accepted = entered.map(|v| (v.round() as i64).clamp(0, max));
                     if let Some(v) = accepted {
                         on_change.run(v);

@@ -1,0 +1,114 @@
+//! The page binary's split points: one lazily loaded module per pass (see
+//! `handwave::sections::lazy` for why they live in the binary, and scripts/page-wasm.sh
+//! for how the binary is split). Each function is moved, with every piece of code only it
+//! reaches, into `split_passN.wasm`; a first call fetches that module, and a module that
+//! cannot be fetched is an `Err`, never a panic (`fallible`).
+
+use handwave::sections::lazy::{LazyPass, PassLoadError, PassLoaders};
+use handwave::sections::{complexity, linear_algebra, stability};
+use leptos::prelude::*;
+use leptos::wasm_split::{wasm_split, SplitLoaderError};
+
+/// A failed fetch of a pass's module, as the app's error.
+pub struct LoadFailed;
+
+impl From<SplitLoaderError> for LoadFailed {
+    fn from(_: SplitLoaderError) -> Self {
+        Self
+    }
+}
+
+/// The loaders handed to the app.
+pub fn loaders() -> PassLoaders {
+    PassLoaders {
+        section: |pass| Box::pin(section(pass)),
+        figure: |pass, id, show_controls| Box::pin(figure(pass, id, show_controls)),
+    }
+}
+
+async fn section(pass: LazyPass) -> Result<AnyView, PassLoadError> {
+    let view = match pass {
+        LazyPass::Complexity => complexity_section().await,
+        LazyPass::LinearAlgebra => linear_algebra_section().await,
+        LazyPass::Stability => stability_section().await,
+    };
+    view.map_err(|LoadFailed| PassLoadError)
+}
+
+async fn figure(pass: LazyPass, id: &'static str, show_controls: bool) -> Result<AnyView, PassLoadError> {
+    let figure = match pass {
+        LazyPass::Complexity => complexity_figure(id, show_controls).await,
+        LazyPass::LinearAlgebra => linear_algebra_figure(id, show_controls).await,
+        LazyPass::Stability => stability_figure(id, show_controls).await,
+    };
+    figure
+        .map(|f| f.unwrap_or_else(|| ().into_any()))
+        .map_err(|LoadFailed| PassLoadError)
+}
+
+#[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn complexity_section() -> Result<AnyView, LoadFailed> {
+    Ok(view! { <complexity::ComplexitySection /> }.into_any())
+}
+
+#[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn complexity_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
+    Ok(complexity::figure(id, show_controls))
+}
+
+#[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn linear_algebra_section() -> Result<AnyView, LoadFailed> {
+    Ok(view! { <linear_algebra::LinearAlgebraSection /> }.into_any())
+}
+
+#[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn linear_algebra_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
+    Ok(linear_algebra::figure(id, show_controls))
+}
+
+#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn stability_section() -> Result<AnyView, LoadFailed> {
+    Ok(view! { <stability::StabilitySection /> }.into_any())
+}
+
+#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn stability_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
+    Ok(stability::figure(id, show_controls))
+}
+
+/// Milliseconds per Pass 4 stack in this browser, the mean over `reps` runs at the page's
+/// defaults (d_model 32, 2 heads, 8 tokens, pre-norm with residual) and `depth` blocks:
+/// forward, backward and per-layer norms, the weights' unit draws made once beforehand
+/// (as the page keeps them), a new gain each run. In Pass 4's module, so that its
+/// arithmetic is not kept in the main one.
+#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
+pub fn gradient_stack_ms(depth: u32, reps: u32) -> Result<f64, LoadFailed> {
+    use handwave::math::stability::{StackShape, Tape, WeightBank, Wiring};
+    let now = || {
+        web_sys::window()
+            .and_then(|w| w.performance())
+            .map_or(0.0, |p| p.now())
+    };
+    let (depth, reps) = (depth.clamp(1, 256) as usize, reps.clamp(1, 1000));
+    let shape = |rep: u32| StackShape {
+        d_model: 32,
+        heads: 2,
+        seq_len: 8,
+        gain: 1.0 + 0.001 * f64::from(rep),
+        seed: 1,
+        wiring: Wiring::PRE_NORM,
+    };
+    let mut bank = WeightBank::default();
+    for layer in 0..depth {
+        bank.units(&shape(0), layer);
+    }
+    let t0 = now();
+    for rep in 0..reps {
+        let mut tape = Tape::new(shape(rep));
+        while tape.len() < depth {
+            tape.push_block_with(&mut bank);
+        }
+        std::hint::black_box(tape.backward(depth).finish(&tape));
+    }
+    Ok((now() - t0) / f64::from(reps))
+}
