@@ -3,7 +3,7 @@
 // Usage: node scripts/bench.mjs [changes per control, default 200] [figure id filter]
 // (the filter `input-delay` runs only the input-delay measurement)
 import { gzipSync } from 'node:zlib';
-import { launch, settle } from '../tests/e2e/harness.mjs';
+import { launch, loadPasses, settle, settled } from '../tests/e2e/harness.mjs';
 
 const CHANGES = Number(process.argv[2] ?? 200);
 // Optional: only the cases whose figure id contains this text.
@@ -70,7 +70,8 @@ const env = await launch();
 const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
 const page = await context.newPage();
 
-// First load: every response until every figure has drawn and fonts are ready.
+// First load: every response until every figure on the page at load has drawn and the
+// fonts are ready, without scrolling (Passes 2–4 are fetched when scrolled near).
 const responses = [];
 page.on('response', async (r) => {
   try { responses.push({ url: r.url(), body: await r.body() }); } catch { /* redirects have no body */ }
@@ -91,6 +92,21 @@ for (const r of responses) console.log(`| ${r.url.replace(env.site.url, '')} | $
 console.log(`| **total (${responses.length} files)** | **${kb(raw)}** | **${kb(gz)}** |\n`);
 console.log(`Navigation → first figure drawn: ${firstFigureMs.toFixed(0)} ms (all figures and fonts: ${wallMs} ms wall).\n`);
 
+// The rest of the page, fetched as a reader scrolls down to it: Passes 2–4's modules, the
+// fonts their formulas use, and the Pass 3 worker.
+{
+  const before = responses.length;
+  await loadPasses(page);
+  await settled(page);
+  const later = responses.slice(before);
+  const laterGz = later.reduce((a, r) => a + gzipSync(r.body, { level: 9 }).length, 0);
+  const laterRaw = later.reduce((a, r) => a + r.body.length, 0);
+  console.log('### Fetched later, when scrolled near\n');
+  console.log('| file | raw KiB | gzip KiB |\n|---|---:|---:|');
+  for (const r of later) console.log(`| ${r.url.replace(env.site.url, '')} | ${kb(r.body.length)} | ${kb(gzipSync(r.body, { level: 9 }).length)} |`);
+  console.log(`| **total (${later.length} files)** | **${kb(laterRaw)}** | **${kb(laterGz)}** |\n`);
+}
+
 // The arithmetic alone, without the page: one default Pass 4 stack (depth 32) forward and
 // backward in this browser's wasm (the page's export time_gradient_stack), 10 × 30 runs.
 {
@@ -109,6 +125,8 @@ console.log(`## Control → redraw (${CHANGES} changes each; time from the input
 console.log('| figure | control | setting | p50 ms | p95 ms | max ms | shown p95 ms | longest task ms |\n|---|---|---|---:|---:|---:|---:|---:|');
 for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
   await page.goto(env.site.url + c.query);
+  await page.waitForSelector('[data-figure] canvas[data-draws]');
+  await loadPasses(page);
   await page.waitForSelector(`[data-figure="${c.figure}"] canvas[data-draws]`);
   // Heavy figures compute only on screen, as a reader would see them.
   await page.$eval(`[data-figure="${c.figure}"]`, (f) => f.scrollIntoView({ block: 'start' }));
@@ -190,6 +208,8 @@ for (const c of CASES.filter((c) => c.figure.includes(ONLY))) {
 // to its handler starting: how long the reader's input waited behind work already running.
 if ('gradient-flow input-delay'.includes(ONLY)) {
   await page.goto(env.site.url);
+  await page.waitForSelector('[data-figure] canvas[data-draws]');
+  await loadPasses(page);
   await page.waitForSelector('[data-figure="gradient-flow"] canvas[data-draws]');
   await page.$eval('[data-figure="gradient-flow"]', (f) => f.scrollIntoView({ block: 'start' }));
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });

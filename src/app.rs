@@ -225,6 +225,24 @@ fn apply_theme(theme: Theme) {
     }
 }
 
+/// Scrolls the element that the address's fragment names (`#stability`) into view, if
+/// there is one. The page is built after the document has loaded, too late for the
+/// browser's own jump to the fragment, so the app makes it once mounted, and a lazily
+/// loaded pass again once it has replaced its placeholder.
+pub fn scroll_to_fragment() {
+    let hash = window().location().hash().unwrap_or_default();
+    let Some(id) = hash.strip_prefix('#').filter(|id| !id.is_empty()) else {
+        return;
+    };
+    let id = js_sys::decode_uri_component(id)
+        .ok()
+        .and_then(|s| s.as_string())
+        .unwrap_or_else(|| id.to_string());
+    if let Some(target) = document().get_element_by_id(&id) {
+        target.scroll_into_view();
+    }
+}
+
 /// Writes the current state to the address bar, replacing the history entry.
 fn write_url(params: &Params, view: &ViewParamsRef) {
     let mut parts = Vec::new();
@@ -421,6 +439,7 @@ pub fn App() -> impl IntoView {
         }
     }
     sync_url(state);
+    request_animation_frame(scroll_to_fragment);
 
     match view.embed {
         Some(figure) => {

@@ -439,3 +439,42 @@ fn wasm_simd_exp_gives_the_bits_of_the_scalar_exp_and_stays_within_two_ulps() {
         }
     }
 }
+
+#[wasm_bindgen_test]
+fn numbers_parse_in_the_browser_to_the_bits_str_parse_gives() {
+    // In the browser, handwave::state::parse_number takes its value from JavaScript's
+    // parseFloat (so that the page does not carry core's dec2flt tables); both round
+    // correctly, so they must agree to the bit on every decimal numeral.
+    use handwave::state::parse_number;
+    let mut texts: Vec<String> = [
+        "0", "-0", "12", "-2.5", "+3", ".5", "3.", "0.1", "0.2", "0.3", "1e3", "1.5E-7",
+        "0.30000000000000004", "123456789012345678901234567890", "1e308", "1.7976931348623157e308",
+        "4.9e-324", "2.4703282292062327e-324", "2.2250738585072014e-308", "9007199254740993",
+        "0.95", "0.05", "1048576", "999999", "1e400", "-1e400", "1e-400",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
+    // Values a slider or URL gives: every gain, α and ρ step, and pseudo-random numerals.
+    for k in 0..=2000 {
+        texts.push(format!("{}", f64::from(k) * 0.05));
+        texts.push(format!("{:.3}", f64::from(k) * 0.025 + 0.05));
+    }
+    let mut x: u64 = 0x9E37_79B9_7F4A_7C15;
+    for _ in 0..2000 {
+        x ^= x << 13;
+        x ^= x >> 7;
+        x ^= x << 17;
+        let mantissa = x % 10_000_000_000_000_000;
+        let exponent = (x >> 54) as i32 - 512;
+        texts.push(format!("{mantissa}e{exponent}"));
+        texts.push(format!("0.{mantissa:017}"));
+    }
+    for text in &texts {
+        let ours = parse_number(text).map(f64::to_bits);
+        let std = text.parse::<f64>().ok().map(f64::to_bits);
+        assert_eq!(ours, std, "{text}");
+    }
+    assert_eq!(parse_number("NaN"), None);
+    assert_eq!(parse_number("0x10"), None);
+}

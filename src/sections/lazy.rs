@@ -120,11 +120,16 @@ pub struct PassLoadError;
 
 /// What stands in a pass's place until its module has arrived: the section's id and
 /// title, so that links to `#<id>` land and the outline is whole, and a status line.
-fn placeholder(pass: LazyPass, status: AnyView, node: NodeRef<leptos::html::Section>) -> AnyView {
+fn placeholder(
+    pass: LazyPass,
+    status: AnyView,
+    node: NodeRef<leptos::html::Section>,
+    failed: bool,
+) -> AnyView {
     let title_id = format!("{}-title", pass.section_id());
     let labelled_by = title_id.clone();
     view! {
-        <section class="pass pass-pending" id=pass.section_id() aria-labelledby=labelled_by data-lazy-pass=pass.section_id() node_ref=node>
+        <section class="pass pass-pending" id=pass.section_id() aria-labelledby=labelled_by data-lazy-pass=pass.section_id() data-failed=failed.then_some("") node_ref=node>
             <h2 id=title_id><span class="pass-number">{pass.number()}</span>{pass.title()}</h2>
             {status}
         </section>
@@ -147,6 +152,14 @@ fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
     .into_any()
 }
 
+/// Whether the address's fragment names this section (`#<id>`).
+fn fragment_is(id: &str) -> bool {
+    window()
+        .location()
+        .hash()
+        .is_ok_and(|hash| hash.strip_prefix('#') == Some(id))
+}
+
 /// A lazily loaded section: a placeholder until it comes within a screen of the viewport,
 /// then the pass itself once its module has been fetched.
 #[component]
@@ -158,14 +171,19 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
     let wanted = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || near.get());
     let attempt = RwSignal::new(0_u32);
     view! {
-        <Show when=move || wanted.get() fallback=move || placeholder(pass, loading_status(pass), node)>
-            <Suspense fallback=move || placeholder(pass, loading_status(pass), NodeRef::new())>
+        <Show when=move || wanted.get() fallback=move || placeholder(pass, loading_status(pass), node, false)>
+            <Suspense fallback=move || placeholder(pass, loading_status(pass), NodeRef::new(), false)>
                 {move || {
                     attempt.track();
                     Suspend::new(send_wrapper::SendWrapper::new(async move {
                         match pass.section().await {
-                            Ok(section) => section,
-                            Err(PassLoadError) => placeholder(pass, failed_status(pass, attempt), NodeRef::new()),
+                            Ok(section) => {
+                                if fragment_is(pass.section_id()) {
+                                    request_animation_frame(crate::app::scroll_to_fragment);
+                                }
+                                section
+                            }
+                            Err(PassLoadError) => placeholder(pass, failed_status(pass, attempt), NodeRef::new(), true),
                         }
                     }))
                 }}

@@ -3,7 +3,7 @@
 // export, theme. Runs against dist/ (make dist) in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, settled, readouts, draws } from './harness.mjs';
+import { launch, openPage, settle, settled, readouts, draws, loadPasses } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -249,4 +249,81 @@ test('the loading notice goes once the wasm starts, and stays, saying what the p
   assert.match(text, /WebAssembly with 128-bit SIMD/);
   assert.equal(await q.page.$('[data-figure]'), null, 'no figure without the wasm');
   await q.close();
+});
+
+// Passes 2–4 are separate wasm modules (src/sections/lazy.rs, scripts/page-wasm.sh), fetched
+// when their place comes within a screen of the viewport.
+const PASS_MODULE = /\/split_pass(\d)\.wasm$/;
+
+test('the first load fetches no pass module; each pass arrives when scrolled near, with its id and title held in place until then', async () => {
+  const p = await openPage(env, { viewport: { width: 1280, height: 900 } });
+  const fetched = [];
+  p.page.on('request', (r) => { const m = PASS_MODULE.exec(r.url()); if (m) fetched.push(Number(m[1])); });
+  await p.page.goto(env.site.url);
+  await p.page.waitForSelector('[data-figure="jacobian"] canvas[data-draws]');
+  await settle(p.page);
+  assert.deepEqual(fetched, [], 'no pass module before the reader scrolls');
+  const pending = await p.page.$$eval('[data-lazy-pass]', (els) => els.map((e) => [e.id, e.querySelector('h2').textContent, e.querySelector('[role="status"]').textContent]));
+  assert.deepEqual(pending.map(([id]) => id), ['complexity', 'linear-algebra', 'stability']);
+  assert.match(pending[2][1], /Pass 4 Stability/);
+  assert.match(pending[2][2], /Loading Pass 4/);
+  // Scrolling to Pass 3 fetches Pass 3 (and Pass 2 above it, now within a screen), not Pass 4.
+  await p.page.$eval('#linear-algebra', (e) => e.scrollIntoView({ block: 'start' }));
+  await p.page.waitForSelector('[data-figure="score-rank"] canvas[data-draws]', { timeout: 20000 });
+  assert.ok(fetched.includes(3), 'Pass 3 fetched when scrolled to');
+  await loadPasses(p.page);
+  assert.deepEqual([...new Set(fetched)].sort(), [2, 3, 4]);
+  assert.equal(await p.page.$('[data-lazy-pass]'), null, 'no placeholder left');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('a link to a later pass lands on it and loads it', async () => {
+  const p = await openPage(env);
+  await p.page.goto(env.site.url + '?depth=12#stability');
+  await p.page.waitForSelector('[data-figure="gradient-flow"] canvas[data-draws]', { timeout: 20000 });
+  await settle(p.page);
+  const top = await p.page.$eval('#stability', (e) => e.getBoundingClientRect().top);
+  assert.ok(Math.abs(top) < 900, `#stability is on screen (top ${top})`);
+  assert.equal(await p.page.inputValue('[data-figure="gradient-flow"] [data-control="depth"]'), '12', 'the URL state reaches the lazily loaded pass');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('an embedded figure of a later pass fetches its own pass module and no other', async () => {
+  const p = await openPage(env);
+  const fetched = [];
+  p.page.on('request', (r) => { const m = PASS_MODULE.exec(r.url()); if (m) fetched.push(Number(m[1])); });
+  await p.goto('?embed=lora&lr=16');
+  assert.deepEqual(await p.page.$$eval('[data-figure]', (els) => els.map((e) => e.dataset.figure)), ['lora']);
+  assert.deepEqual(fetched, [3]);
+  assert.equal(await p.page.inputValue('[data-figure="lora"] [data-control="lr"]'), '16');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
+test('a pass module that cannot be fetched says so in its place, the rest of the page works, and Try again loads it', async () => {
+  const p = await openPage(env);
+  let block = true;
+  await p.page.route(/split_pass4\.wasm$/, (route) => (block ? route.abort() : route.continue()));
+  await p.page.goto(env.site.url);
+  await p.page.waitForSelector('[data-figure="jacobian"] canvas[data-draws]');
+  await p.page.$eval('#stability', (e) => e.scrollIntoView({ block: 'start' }));
+  await p.page.waitForSelector('#stability[data-failed] [role="alert"]', { timeout: 20000 });
+  assert.match(await p.page.textContent('#stability [role="alert"]'), /Pass 4 could not be loaded/);
+  // The failure is reported to the console by the loader; nothing else went wrong.
+  assert.ok(p.errors.every((e) => /console: /.test(e)), p.errors.join('\n'));
+  assert.ok(!p.errors.some((e) => /pageerror|panicked|unreachable/i.test(e)), p.errors.join('\n'));
+  // Pass 1 still responds.
+  const before = await draws(p.page, '[data-figure="jacobian"] canvas[data-canvas]');
+  await p.page.$eval('[data-figure="jacobian"]', (e) => e.scrollIntoView({ block: 'center' }));
+  await p.page.focus('[data-figure="jacobian"] [data-control="alpha"]');
+  await p.page.keyboard.press('ArrowRight');
+  await settle(p.page);
+  assert.ok(await draws(p.page, '[data-figure="jacobian"] canvas[data-canvas]') > before, 'Pass 1 redraws');
+  block = false;
+  await p.page.$eval('#stability', (e) => e.scrollIntoView({ block: 'start' }));
+  await p.page.click('#stability [role="alert"] button');
+  await p.page.waitForSelector('[data-figure="gradient-flow"] canvas[data-draws]', { timeout: 20000 });
+  await p.close();
 });

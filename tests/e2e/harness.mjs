@@ -59,6 +59,7 @@ export async function openPage(env, { viewport = { width: 1280, height: 900 }, c
  * which mark their readouts aria-busy, have caught up, and two frames have painted. */
 export async function settled(page) {
   await settle(page);
+  await loadPasses(page);
   // Heavy figures compute only near the screen: bring each one there once.
   await page.evaluate(async () => {
     // Two frames, or 500 ms if the renderer stops producing frames (a page that never
@@ -69,6 +70,20 @@ export async function settled(page) {
   });
   await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
   await settle(page);
+}
+
+/** Brings every lazily loaded pass (Passes 2–4: their modules are fetched when their place
+ * comes near the screen) onto the page, by scrolling to each placeholder in turn, as a
+ * reader scrolling down would, then back to the top. */
+export async function loadPasses(page) {
+  await page.evaluate(async () => {
+    for (let i = 0; i < 100 && document.querySelector('[data-lazy-pass]:not([data-failed])'); i++) {
+      document.querySelector('[data-lazy-pass]:not([data-failed])').scrollIntoView({ block: 'start' });
+      await new Promise((r) => setTimeout(r, 50));
+    }
+    window.scrollTo(0, 0);
+  });
+  await page.waitForFunction(() => !document.querySelector('[data-lazy-pass]:not([data-failed])'), null, { timeout: 30000 });
 }
 
 /** Waits until pending effects have run and two frames have painted. */
