@@ -12,7 +12,10 @@ fn main() {
         std::hint::black_box(&v);
         best = best.min(t0.elapsed().as_secs_f64() * 1e3);
     }
-    println!("one call per draw: {best:.3} ms ({:.2} ns/draw)", best * 1e6 / n as f64);
+    println!(
+        "one call per draw: {best:.3} ms ({:.2} ns/draw)",
+        best * 1e6 / n as f64
+    );
     let mut best = f64::MAX;
     for round in 0..20u64 {
         let mut s = SeededStream::new(round, &[1]);
@@ -22,5 +25,8 @@ fn main() {
         std::hint::black_box(&v);
         best = best.min(t0.elapsed().as_secs_f64() * 1e3);
     }
-    println!("in bulk (crates/draws, opt-level 3): {best:.3} ms ({:.2} ns/draw)", best * 1e6 / n as f64);
+    println!(
+        "in bulk (crates/draws, opt-level 3): {best:.3} ms ({:.2} ns/draw)",
+        best * 1e6 / n as f64
+    );
 }

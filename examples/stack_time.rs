@@ -4,34 +4,18 @@
 //! products take the portable tile (the vector one is wasm's), built for size like the
 //! page: this times the algorithm, not the page; `node scripts/arith-time.mjs` times the
 //! page's own wasm.
-use handwave::math::stability::{StackShape, Tape, WeightBank, Wiring};
+use handwave::math::stability::{draw_benchmark_weights, run_benchmark_stacks, WeightBank};
 use std::time::Instant;
 
 fn main() {
     let depth = 32;
-    let shape = |rep: u32| StackShape {
-        d_model: 32,
-        heads: 2,
-        seq_len: 8,
-        gain: 1.0 + 0.001 * f64::from(rep),
-        seed: 1,
-        wiring: Wiring::PRE_NORM,
-    };
     let mut bank = WeightBank::default();
-    for layer in 0..depth {
-        bank.units(&shape(0), layer);
-    }
+    draw_benchmark_weights(&mut bank, depth);
     let mut times = Vec::new();
     for round in 0..20 {
         let reps = 50;
         let t0 = Instant::now();
-        for rep in 0..reps {
-            let mut tape = Tape::new(shape(round * reps + rep));
-            while tape.len() < depth {
-                tape.push_block_with(&mut bank);
-            }
-            std::hint::black_box(tape.backward(depth).finish(&tape));
-        }
+        run_benchmark_stacks(&mut bank, depth, round * reps, reps);
         times.push(t0.elapsed().as_secs_f64() * 1e3 / f64::from(reps));
     }
     times.sort_by(f64::total_cmp);

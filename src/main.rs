@@ -20,7 +20,9 @@ pub fn live_heap_bytes() -> f64 {
 /// it, to tell the arithmetic apart from the page around it.
 #[wasm_bindgen]
 pub async fn time_gradient_stack(depth: u32, reps: u32) -> f64 {
-    split_points::gradient_stack_ms(depth, reps).await.unwrap_or(f64::NAN)
+    split_points::gradient_stack_ms(depth, reps)
+        .await
+        .unwrap_or(f64::NAN)
 }
 
 fn main() {

@@ -35,7 +35,11 @@ async fn section(pass: LazyPass) -> Result<AnyView, PassLoadError> {
     view.map_err(|LoadFailed| PassLoadError)
 }
 
-async fn figure(pass: LazyPass, id: &'static str, show_controls: bool) -> Result<AnyView, PassLoadError> {
+async fn figure(
+    pass: LazyPass,
+    id: &'static str,
+    show_controls: bool,
+) -> Result<AnyView, PassLoadError> {
     let figure = match pass {
         LazyPass::Complexity => complexity_figure(id, show_controls).await,
         LazyPass::LinearAlgebra => linear_algebra_figure(id, show_controls).await,
@@ -62,7 +66,10 @@ fn linear_algebra_section() -> Result<AnyView, LoadFailed> {
 }
 
 #[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn linear_algebra_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
+fn linear_algebra_figure(
+    id: &'static str,
+    show_controls: bool,
+) -> Result<Option<AnyView>, LoadFailed> {
     Ok(linear_algebra::figure(id, show_controls))
 }
 
@@ -83,32 +90,16 @@ fn stability_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyV
 /// arithmetic is not kept in the main one.
 #[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
 pub fn gradient_stack_ms(depth: u32, reps: u32) -> Result<f64, LoadFailed> {
-    use handwave::math::stability::{StackShape, Tape, WeightBank, Wiring};
+    use handwave::math::stability::{draw_benchmark_weights, run_benchmark_stacks, WeightBank};
     let now = || {
         web_sys::window()
             .and_then(|w| w.performance())
             .map_or(0.0, |p| p.now())
     };
     let (depth, reps) = (depth.clamp(1, 256) as usize, reps.clamp(1, 1000));
-    let shape = |rep: u32| StackShape {
-        d_model: 32,
-        heads: 2,
-        seq_len: 8,
-        gain: 1.0 + 0.001 * f64::from(rep),
-        seed: 1,
-        wiring: Wiring::PRE_NORM,
-    };
     let mut bank = WeightBank::default();
-    for layer in 0..depth {
-        bank.units(&shape(0), layer);
-    }
+    draw_benchmark_weights(&mut bank, depth);
     let t0 = now();
-    for rep in 0..reps {
-        let mut tape = Tape::new(shape(rep));
-        while tape.len() < depth {
-            tape.push_block_with(&mut bank);
-        }
-        std::hint::black_box(tape.backward(depth).finish(&tape));
-    }
+    run_benchmark_stacks(&mut bank, depth, 0, reps);
     Ok((now() - t0) / f64::from(reps))
 }

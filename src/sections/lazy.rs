@@ -86,7 +86,11 @@ impl LazyPass {
     /// The figure ids of this pass (those its embed view can show).
     pub fn figure_ids(self) -> &'static [&'static str] {
         match self {
-            Self::Complexity => &["memory-vs-context", "flops-vs-context", "measured-attention"],
+            Self::Complexity => &[
+                "memory-vs-context",
+                "flops-vs-context",
+                "measured-attention",
+            ],
             Self::LinearAlgebra => &["score-rank", "low-rank-target", "multi-head", "lora"],
             Self::Stability => &["gradient-flow", "gradient-ab", "depth-sweep"],
         }
@@ -146,7 +150,7 @@ fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
     view! {
         <p class="pass-status pass-failed" role="alert">
             {pass.number()} " could not be loaded (are you offline?). "
-            <button type="button" class="button" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
+            <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
         </p>
     }
     .into_any()
@@ -217,11 +221,18 @@ mod tests {
 
     #[test]
     fn every_lazy_figure_id_belongs_to_exactly_one_pass() {
-        let ids: Vec<_> = LazyPass::ALL.iter().flat_map(|p| p.figure_ids().iter().copied()).collect();
+        let ids: Vec<_> = LazyPass::ALL
+            .iter()
+            .flat_map(|p| p.figure_ids().iter().copied())
+            .collect();
         for id in &ids {
             assert_eq!(ids.iter().filter(|i| *i == id).count(), 1, "{id}");
             assert!(LazyPass::of_figure(id).is_some());
         }
-        assert_eq!(LazyPass::of_figure("jacobian"), None, "Pass 1 is in the main module");
+        assert_eq!(
+            LazyPass::of_figure("jacobian"),
+            None,
+            "Pass 1 is in the main module"
+        );
     }
 }

@@ -2,6 +2,6 @@
 
 pub mod backprop;
 pub mod complexity;
+pub mod lazy;
 pub mod linear_algebra;
 pub mod stability;
-pub mod lazy;

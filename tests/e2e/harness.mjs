@@ -79,7 +79,8 @@ export async function loadPasses(page) {
   await page.evaluate(async () => {
     for (let i = 0; i < 100 && document.querySelector('[data-lazy-pass]:not([data-failed])'); i++) {
       document.querySelector('[data-lazy-pass]:not([data-failed])').scrollIntoView({ block: 'start' });
-      await new Promise((r) => setTimeout(r, 50));
+      // One frame (the observer sees each position), or 100 ms if frames stop.
+      await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
     }
     window.scrollTo(0, 0);
   });

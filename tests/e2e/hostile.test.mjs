@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { readFileSync } from 'node:fs';
-import { launch, openPage } from './harness.mjs';
+import { launch, loadPasses, openPage } from './harness.mjs';
 import { strictPolicy } from './csp.mjs';
 
 const QUERIES = Number(process.env.FUZZ_QUERIES ?? 2000);
@@ -155,6 +155,9 @@ test(`${QUERIES} hostile query strings: no error, no NaN or infinity shown, ever
       p.errors.length = 0;
       try {
         await p.page.goto(env.site.url + query);
+        // Every pass, as a reader scrolling down would bring it (Passes 2–4 load lazily).
+        await p.page.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 60000 });
+        await loadPasses(p.page);
         await ready(p.page);
       } catch (e) {
         failures.push(`${query.slice(0, 300)}: did not finish drawing (${e.message.split('\n')[0]}); waiting for ${await waitingFor(p.page)}; errors: ${p.errors.join('; ').slice(0, 300)}`);
