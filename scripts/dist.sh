@@ -10,4 +10,11 @@ if grep -Eq '(src|href)="/[^/]' dist/index.html; then
   grep -Eo '(src|href)="/[^"]*"' dist/index.html >&2
   exit 1
 fi
-echo "dist/ built: $(du -sh dist | cut -f1) on disk; $(ls dist/*.wasm | xargs -n1 du -h | cut -f1) wasm"
+# The page's wasm is staged by scripts/page-wasm.sh (Trunk's post_build hook): refuse a
+# dist/ without it.
+page=$(ls -d dist/page-*/ 2>/dev/null | head -1)
+if [ -z "$page" ] || [ ! -f "${page}boot.js" ] || [ ! -f "${page}handwave_bg.wasm" ]; then
+  echo "dist/ has no page-<hash>/ folder with boot.js and handwave_bg.wasm" >&2
+  exit 1
+fi
+echo "dist/ built: $(du -sh dist | cut -f1) on disk; main module $(du -h "${page}handwave_bg.wasm" | cut -f1), $(ls "$page" | grep -c 'split_pass') pass modules, worker $(du -h dist/handwave-worker_bg.wasm | cut -f1)"

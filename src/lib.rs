@@ -36,6 +36,11 @@ pub mod formulas {
         ALL.iter().flat_map(|m| characters_shown(m)).collect()
     }
 }
+pub mod katex_css {
+    //! KaTeX's style sheet cut down to the classes the formulas use (build.rs writes
+    //! `style/katex.css` with it; tests/formulas.rs checks that the file is current).
+    include!("katex_css.rs");
+}
 pub mod app;
 pub mod heap;
 pub mod math;

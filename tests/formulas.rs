@@ -60,3 +60,38 @@ fn characters_shown_are_the_text_outside_tags_with_entities_decoded() {
     let shown = handwave::formulas::characters_shown("<span class=\"x\">a&lt;b</span> &amp;");
     assert_eq!(shown.into_iter().collect::<String>(), " &<ab");
 }
+
+#[test]
+fn style_katex_css_is_katex_css_cut_to_the_classes_the_formulas_use() {
+    let full = std::fs::read_to_string("node_modules/katex/dist/katex.min.css")
+        .expect("npm's katex (run `make setup`)");
+    let used = ALL
+        .iter()
+        .flat_map(|m| handwave::katex_css::classes_in_markup(m))
+        .collect();
+    let committed = std::fs::read_to_string("style/katex.css").expect("style/katex.css");
+    assert_eq!(
+        committed,
+        handwave::katex_css::purged_katex_css(&full, &used),
+        "style/katex.css is not current: build once (build.rs rewrites it) and commit it"
+    );
+}
+
+#[test]
+fn a_rule_stays_when_one_of_its_selectors_names_only_used_classes() {
+    let used = ["katex", "mord"].iter().map(|s| s.to_string()).collect();
+    let css = ".katex .mord,.katex .mbin{color:red}.katex .mop{x:1}.katex svg{y:2}@media screen{.x{z:3}}";
+    assert_eq!(
+        handwave::katex_css::purged_katex_css(css, &used),
+        ".katex .mord{color:red}.katex svg{y:2}@media screen{.x{z:3}}\n"
+    );
+}
+
+#[test]
+fn a_font_face_keeps_only_its_woff2_source() {
+    let css = r#"@font-face{font-family:KaTeX_AMS;src:url(fonts/KaTeX_AMS-Regular.woff2) format("woff2"),url(fonts/KaTeX_AMS-Regular.woff) format("woff"),url(fonts/KaTeX_AMS-Regular.ttf) format("truetype")}"#;
+    assert_eq!(
+        handwave::katex_css::purged_katex_css(css, &Default::default()),
+        "@font-face{font-family:KaTeX_AMS;src:url(fonts/KaTeX_AMS-Regular.woff2) format(\"woff2\")}\n"
+    );
+}
