@@ -23,7 +23,14 @@ export async function serveDist({ root = 'dist', prefix = '/course/handwave/', p
       if (!file.startsWith(base)) { res.writeHead(403); res.end(); return; }
       if ((await stat(file).catch(() => null))?.isDirectory()) file = join(file, 'index.html');
       const body = await readFile(file);
-      const headers = { 'content-type': TYPES[extname(file)] ?? 'application/octet-stream', 'cache-control': 'no-store' };
+      // page-<hash>/ (the page's wasm modules and their JS, scripts/page-wasm.sh) is named by
+      // its contents, so a host may keep it for good, as this one does; everything else is
+      // fetched anew every time.
+      const immutable = /\/page-[0-9a-f]{16}\//.test(path);
+      const headers = {
+        'content-type': TYPES[extname(file)] ?? 'application/octet-stream',
+        'cache-control': immutable ? 'public, max-age=31536000, immutable' : 'no-store',
+      };
       if (csp) headers['content-security-policy'] = csp;
       res.writeHead(200, headers);
       res.end(body);

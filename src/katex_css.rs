@@ -63,9 +63,14 @@ fn block_length(text: &str) -> usize {
     text.len()
 }
 
-/// The class names a selector requires (`.a .b.c:hover` → a, b, c).
+/// The class names a selector requires (`.a .b.c:hover` → a, b, c); a class inside
+/// `:not(…)` is one it requires absent, so it does not count.
 fn classes_in_selector(selector: &str) -> impl Iterator<Item = &str> {
-    selector.split('.').skip(1).map(|s| {
+    let required = match selector.find(":not(") {
+        Some(at) => &selector[..at],
+        None => selector,
+    };
+    required.split('.').skip(1).map(|s| {
         let end = s
             .find(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '_'))
             .unwrap_or(s.len());

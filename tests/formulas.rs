@@ -80,10 +80,10 @@ fn style_katex_css_is_katex_css_cut_to_the_classes_the_formulas_use() {
 #[test]
 fn a_rule_stays_when_one_of_its_selectors_names_only_used_classes() {
     let used = ["katex", "mord"].iter().map(|s| s.to_string()).collect();
-    let css = ".katex .mord,.katex .mbin{color:red}.katex .mop{x:1}.katex svg{y:2}@media screen{.x{z:3}}";
+    let css = ".katex .mord,.katex .mbin{color:red}.katex .mop{x:1}.katex svg{y:2}.katex .mord:not(.mop){w:0}@media screen{.x{z:3}}";
     assert_eq!(
         handwave::katex_css::purged_katex_css(css, &used),
-        ".katex .mord{color:red}.katex svg{y:2}@media screen{.x{z:3}}\n"
+        ".katex .mord{color:red}.katex svg{y:2}.katex .mord:not(.mop){w:0}@media screen{.x{z:3}}\n"
     );
 }
 
