@@ -53,7 +53,10 @@ fn main() {
     // style/katex.css is committed; without npm's katex (a build before scripts/setup.sh)
     // the committed one stays, and tests/formulas.rs says whether it is current.
     if let Ok(full) = fs::read_to_string(KATEX_CSS) {
-        write_if_changed(Path::new("style/katex.css"), &purged_katex_css(&full, &classes));
+        write_if_changed(
+            Path::new("style/katex.css"),
+            &purged_katex_css(&full, &classes),
+        );
     }
 }
 

@@ -454,15 +454,18 @@ pub struct LayerNormCache {
 pub fn layer_norm_forward(x: &DMatrix<f64>, p: &LayerNormParams) -> (DMatrix<f64>, LayerNormCache) {
     let (t, d) = x.shape();
     // Column-major storage: column j (feature j of every token) is one contiguous run
-    // x[j·t .. (j+1)·t]. Plain counting loops: the page is built for size, where iterator
-    // adapters are not inlined (see products.rs).
+    // x[j·t .. (j+1)·t]. Plain counting loops over slices: the page is built for size,
+    // where iterator adapters and even `Vec`'s indexing are not inlined (see products.rs),
+    // and Pass 4 runs in a wasm module of its own, from which such a shared helper is an
+    // indirect call into the main module. Indexing a slice is built in.
     let xs = x.as_slice();
     let (gamma, beta) = (
         &p.gamma[..d.min(p.gamma.len())],
         &p.beta[..d.min(p.beta.len())],
     );
-    let mut mu = vec![0.0; t];
-    let mut var = vec![0.0; t];
+    let mut mu_store = vec![0.0; t];
+    let mut var_store = vec![0.0; t];
+    let (mu, var) = (mu_store.as_mut_slice(), var_store.as_mut_slice());
     for column in xs.chunks_exact(t.max(1)) {
         let mut i = 0;
         while i < t {
@@ -483,25 +486,32 @@ pub fn layer_norm_forward(x: &DMatrix<f64>, p: &LayerNormParams) -> (DMatrix<f64
         .iter()
         .map(|s| 1.0 / (s / d as f64 + LN_EPS).sqrt())
         .collect();
-    let mut x_hat = vec![0.0; t * d];
-    let mut y = vec![0.0; t * d];
-    let mut j = 0;
-    while j < d.min(gamma.len()).min(beta.len()) {
-        let (g, b) = (gamma[j], beta[j]);
-        let mut i = 0;
-        while i < t {
-            let at = j * t + i;
-            let h = (xs[at] - mu[i]) * inv_sigma[i];
-            x_hat[at] = h;
-            y[at] = g * h + b;
-            i += 1;
+    let mut x_hat_store = vec![0.0; t * d];
+    let mut y_store = vec![0.0; t * d];
+    {
+        let (x_hat, y, inv) = (
+            x_hat_store.as_mut_slice(),
+            y_store.as_mut_slice(),
+            inv_sigma.as_slice(),
+        );
+        let mut j = 0;
+        while j < d.min(gamma.len()).min(beta.len()) {
+            let (g, b) = (gamma[j], beta[j]);
+            let mut i = 0;
+            while i < t {
+                let at = j * t + i;
+                let h = (xs[at] - mu[i]) * inv[i];
+                x_hat[at] = h;
+                y[at] = g * h + b;
+                i += 1;
+            }
+            j += 1;
         }
-        j += 1;
     }
     (
-        DMatrix::from_vec(t, d, y),
+        DMatrix::from_vec(t, d, y_store),
         LayerNormCache {
-            x_hat: DMatrix::from_vec(t, d, x_hat),
+            x_hat: DMatrix::from_vec(t, d, x_hat_store),
             inv_sigma,
         },
     )
@@ -515,51 +525,60 @@ pub fn layer_norm_backward(
     p: &LayerNormParams,
 ) -> (DMatrix<f64>, LayerNormParams) {
     let (t, d) = dy.shape();
+    // Slices, not `Vec`s, in the loops (see layer_norm_forward).
     let (dys, xhs) = (dy.as_slice(), cache.x_hat.as_slice());
-    let inv_sigma = &cache.inv_sigma;
-    let d = d.min(p.gamma.len()).min(xhs.len() / t.max(1));
+    let inv_sigma = cache.inv_sigma.as_slice();
+    let gammas = p.gamma.as_slice();
+    let d = d.min(gammas.len()).min(xhs.len() / t.max(1));
     let t = t.min(inv_sigma.len());
-    let (mut mean_g, mut mean_gx) = (vec![0.0; t], vec![0.0; t]);
+    let (mut mean_g_store, mut mean_gx_store) = (vec![0.0; t], vec![0.0; t]);
+    let (mean_g, mean_gx) = (mean_g_store.as_mut_slice(), mean_gx_store.as_mut_slice());
     let mut grads = LayerNormParams {
         gamma: vec![0.0; dy.ncols()],
         beta: vec![0.0; dy.ncols()],
     };
     let rows = dy.nrows();
-    let mut j = 0;
-    while j < d {
-        let gamma = p.gamma[j];
-        let (mut dgamma, mut dbeta) = (0.0, 0.0);
-        let mut i = 0;
-        while i < t {
-            let at = j * rows + i;
-            let (dyv, xh) = (dys[at], xhs[at]);
-            let g = dyv * gamma;
-            mean_g[i] += g;
-            mean_gx[i] += g * xh;
-            dgamma += dyv * xh;
-            dbeta += dyv;
-            i += 1;
+    {
+        let (dgammas, dbetas) = (grads.gamma.as_mut_slice(), grads.beta.as_mut_slice());
+        let mut j = 0;
+        while j < d {
+            let gamma = gammas[j];
+            let (mut dgamma, mut dbeta) = (0.0, 0.0);
+            let mut i = 0;
+            while i < t {
+                let at = j * rows + i;
+                let (dyv, xh) = (dys[at], xhs[at]);
+                let g = dyv * gamma;
+                mean_g[i] += g;
+                mean_gx[i] += g * xh;
+                dgamma += dyv * xh;
+                dbeta += dyv;
+                i += 1;
+            }
+            dgammas[j] = dgamma;
+            dbetas[j] = dbeta;
+            j += 1;
         }
-        grads.gamma[j] = dgamma;
-        grads.beta[j] = dbeta;
-        j += 1;
     }
     mean_g.iter_mut().for_each(|m| *m /= dy.ncols() as f64);
     mean_gx.iter_mut().for_each(|m| *m /= dy.ncols() as f64);
-    let mut dx = vec![0.0; dys.len()];
-    let mut j = 0;
-    while j < d {
-        let gamma = p.gamma[j];
-        let mut i = 0;
-        while i < t {
-            let at = j * rows + i;
-            let g = dys[at] * gamma;
-            dx[at] = inv_sigma[i] * (g - mean_g[i] - xhs[at] * mean_gx[i]);
-            i += 1;
+    let mut dx_store = vec![0.0; dys.len()];
+    {
+        let dx = dx_store.as_mut_slice();
+        let mut j = 0;
+        while j < d {
+            let gamma = gammas[j];
+            let mut i = 0;
+            while i < t {
+                let at = j * rows + i;
+                let g = dys[at] * gamma;
+                dx[at] = inv_sigma[i] * (g - mean_g[i] - xhs[at] * mean_gx[i]);
+                i += 1;
+            }
+            j += 1;
         }
-        j += 1;
     }
-    (DMatrix::from_vec(dy.nrows(), dy.ncols(), dx), grads)
+    (DMatrix::from_vec(dy.nrows(), dy.ncols(), dx_store), grads)
 }
 
 // ---------------------------------------------------------------------------------------
