@@ -49,8 +49,11 @@ rm "$work/split/handwave.wasm"
 if [ "$profile" = release ]; then
   features=(--enable-bulk-memory --enable-nontrapping-float-to-int --enable-sign-ext
             --enable-mutable-globals --enable-reference-types --enable-multivalue --enable-simd)
+  # PAGE_WASM_KEEP_NAMES=1 keeps the functions' names, for CPU profiles (scripts/profile.mjs).
+  strip=(--strip-debug --strip-producers)
+  [ "${PAGE_WASM_KEEP_NAMES:-0}" = 1 ] && strip=(--debuginfo)
   for module in "$work"/split/*.wasm; do
-    wasm-opt -Oz "${features[@]}" --strip-debug --strip-producers "$module" -o "$module" 2>/dev/null
+    wasm-opt -Oz "${features[@]}" "${strip[@]}" "$module" -o "$module" 2>/dev/null
   done
   # Trunk's own minifier fails on wasm-bindgen's glue; terser (npm, pinned) does not.
   for script in "$work/split/handwave.js" "$work/split/__wasm_split.js"; do

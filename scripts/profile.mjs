@@ -1,11 +1,10 @@
 // Profiling aid (not a test): a CDP CPU profile of N changes of one control, printed as
 // the functions with the most self time. Build a dist that keeps wasm names first:
-//   sed 's/data-type="main" data-wasm-opt="z"/data-type="main" data-keep-debug data-wasm-opt="0"/' index.html > index-debug.html
-//   trunk build index-debug.html --release --dist /tmp/distdbg
+//   PAGE_WASM_KEEP_NAMES=1 trunk build --release --dist /tmp/distdbg
 // Usage: node scripts/profile.mjs <dist dir> <figure> <control> <pos1,pos2,...> [changes] [query]
 import { chromium } from 'playwright-core';
 import { serveDist } from './serve-static.mjs';
-import { CHROMIUM_ARGS } from '../tests/e2e/harness.mjs';
+import { CHROMIUM_ARGS, loadPasses } from '../tests/e2e/harness.mjs';
 
 const [root, figure, control, positionList, changesArg = '100', query = ''] = process.argv.slice(2);
 const positions = positionList.split(',');
@@ -13,6 +12,7 @@ const site = await serveDist({ root });
 const browser = await chromium.launch({ executablePath: process.env.CHROMIUM ?? '/usr/bin/chromium', args: CHROMIUM_ARGS, headless: true });
 const page = await (await browser.newContext({ viewport: { width: 1280, height: 900 } })).newPage();
 await page.goto(site.url + query);
+await loadPasses(page);
 await page.waitForSelector(`[data-figure="${figure}"] canvas[data-draws]`);
 await page.$eval(`[data-figure="${figure}"]`, (f) => f.scrollIntoView({ block: 'start' }));
 await page.waitForTimeout(500);

@@ -23,6 +23,7 @@
 //! β = 0 at initialisation; projections have no biases. GELU is the tanh form of GPT-2.
 //! Reference: Xiong et al. (2020), "On Layer Normalization in the Transformer Architecture".
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use nalgebra::DMatrix;
@@ -30,7 +31,7 @@ use nalgebra::DMatrix;
 use crate::math::exp::logistic_clamped_in_place;
 use crate::math::products::{
     columns_times, columns_times_transpose, scaled_times, scaled_times_transpose, times_transpose,
-    transpose_times, Columns,
+    transpose_times, zeros, Columns,
 };
 use crate::math::rng::SeededStream;
 use crate::math::softmax::softmax_into;
@@ -369,62 +370,140 @@ pub fn frobenius_norm(m: &DMatrix<f64>) -> f64 {
 /// The Euclidean norm of all the entries of `parts` taken together, overflow-safe as
 /// [`frobenius_norm`]: one pass when Σ x² is a normal f64, a scaled second pass otherwise.
 pub fn norm_of_parts(parts: &[&[f64]]) -> f64 {
-    let sum_of_squares: f64 = parts
-        .iter()
-        .map(|p| p.iter().map(|x| x * x).sum::<f64>())
-        .sum();
+    // Plain counting loops: the page is built for size, where iterator adapters are not
+    // inlined (see products.rs).
+    let mut sum_of_squares = 0.0;
+    for part in parts {
+        let mut i = 0;
+        while i < part.len() {
+            sum_of_squares += part[i] * part[i];
+            i += 1;
+        }
+    }
     // Above 1e-200 the largest entry's square is far from the subnormals, so what
     // underflowed is negligible; below it, or on overflow or NaN, scale.
     if sum_of_squares.is_finite() && sum_of_squares > 1e-200 {
         return sum_of_squares.sqrt();
     }
-    let entries = || parts.iter().flat_map(|p| p.iter());
-    if entries().any(|x| !x.is_finite()) {
+    let Some(top) = largest_magnitude(parts) else {
         return f64::INFINITY;
-    }
-    let top = entries().fold(0.0_f64, |a, x| a.max(x.abs()));
+    };
     if top == 0.0 {
         return 0.0;
     }
-    top * entries().map(|x| (x / top) * (x / top)).sum::<f64>().sqrt()
+    let mut scaled = 0.0;
+    for part in parts {
+        let mut i = 0;
+        while i < part.len() {
+            let x = part[i] / top;
+            scaled += x * x;
+            i += 1;
+        }
+    }
+    top * scaled.sqrt()
+}
+
+/// max |x| over every entry of `parts` (0 when there are none); None if one is not finite.
+fn largest_magnitude(parts: &[&[f64]]) -> Option<f64> {
+    let mut top = 0.0_f64;
+    for part in parts {
+        let mut i = 0;
+        while i < part.len() {
+            let x = part[i].abs();
+            if !x.is_finite() {
+                return None;
+            }
+            top = top.max(x);
+            i += 1;
+        }
+    }
+    Some(top)
 }
 
 /// ‖XᵀG‖_F for X (T×a) and each G (T×b) of `gs`, without forming the a×b product when
 /// T is the small side: ‖XᵀG‖²_F = tr(GᵀXXᵀG) = Σ_ij (XXᵀ)_ij (GGᵀ)_ij, two T×T Gram
-/// matrices (XXᵀ formed once for all of `gs`). The product is formed instead when that
-/// is cheaper, when a Gram matrix is zero, huge, tiny or not finite (its diagonal
-/// outside 10^±120, where a product of entries could leave f64's range), and when the sum cancels
-/// (Σ (XXᵀ)_ij (GGᵀ)_ij < 10⁻⁴ Σ |(XXᵀ)_ij (GGᵀ)_ij|, where its rounding error could
-/// matter): in every case the answer is [`frobenius_norm`]`(XᵀG)` to about 10⁻¹⁰.
+/// matrices (XXᵀ formed once for all of `gs`). A factor whose Gram matrix would leave the
+/// safe range (its diagonal outside 10^±120, where a product of entries could leave
+/// f64's range) is first scaled by a power of two, exactly, and the norm scaled back:
+/// ‖XᵀG‖ = 2^(e_X + e_G) ‖(2^−e_X X)ᵀ(2^−e_G G)‖ ([`scaled_gram`]). The product is
+/// formed instead when that is cheaper, when a factor is zero or not finite, and when
+/// the sum cancels (Σ (XXᵀ)_ij (GGᵀ)_ij < 10⁻⁴ Σ |(XXᵀ)_ij (GGᵀ)_ij|, where its rounding
+/// error could matter): in every case the answer is [`frobenius_norm`]`(XᵀG)` to about
+/// 10⁻¹⁰.
 pub fn product_frobenius_norms(x: &DMatrix<f64>, gs: &[&DMatrix<f64>]) -> Vec<f64> {
     let (t, a) = x.shape();
     let gram_is_cheaper = |g: &DMatrix<f64>| g.nrows() == t && t * (a + g.ncols()) < a * g.ncols();
-    let gram_x = gs
-        .iter()
-        .any(|g| gram_is_cheaper(g))
-        .then(|| times_transpose(x, x))
-        .filter(gram_safe);
+    let gram_x = if gs.iter().any(|g| gram_is_cheaper(g)) {
+        scaled_gram(x)
+    } else {
+        None
+    };
     gs.iter()
         .map(|&g| {
             gram_x
                 .as_ref()
                 .filter(|_| gram_is_cheaper(g))
-                .and_then(|xx| norm_from_grams(xx, &times_transpose(g, g)))
+                .and_then(|(xx, ex)| {
+                    let (gg, eg) = scaled_gram(g)?;
+                    Some(times_power_of_two(norm_from_grams(xx, &gg)?, ex + eg))
+                })
                 .unwrap_or_else(|| frobenius_norm(&transpose_times(x, g)))
         })
         .collect()
 }
 
-/// √(Σ_ij (XXᵀ)_ij (GGᵀ)_ij) = ‖XᵀG‖_F from the two Gram matrices; None when GGᵀ is not
-/// [`gram_safe`] or the sum cancels below 10⁻⁴ of Σ |(XXᵀ)_ij (GGᵀ)_ij|.
-fn norm_from_grams(xx: &DMatrix<f64>, gg: &DMatrix<f64>) -> Option<f64> {
-    if !gram_safe(gg) {
-        return None;
+/// The Gram matrix MMᵀ when it is [`gram_safe`], with exponent 0; otherwise that of
+/// M̃ = 2^−e M, with e = ⌊log₂ max |M|⌋ (so that max |M̃| lies in [1, 2) and M̃M̃ᵀ's
+/// largest diagonal entry in [1, 4a] for M of a columns), and e. Scaling by a power of
+/// two is exact, so ‖M̃ᵀ·‖ = 2^−e ‖Mᵀ·‖ to the bit. None when M is zero or has an entry
+/// that is not finite.
+fn scaled_gram(m: &DMatrix<f64>) -> Option<(DMatrix<f64>, i32)> {
+    let gram = times_transpose(m, m);
+    if gram_safe(&gram) {
+        return Some((gram, 0));
     }
+    let top = largest_magnitude(&[m.as_slice()]).filter(|&top| top > 0.0)?;
+    // Clamped so that both 2^−e and 2^e are normal f64s, and scaling is exact both ways.
+    let e = binary_exponent(top).clamp(-1022, 1022);
+    let scaled = m * power_of_two(-e);
+    let gram = times_transpose(&scaled, &scaled);
+    gram_safe(&gram).then_some((gram, e))
+}
+
+/// ⌊log₂ x⌋ for a finite x > 0 (subnormals included).
+fn binary_exponent(x: f64) -> i32 {
+    let biased = ((x.to_bits() >> 52) & 0x7ff) as i32;
+    if biased == 0 {
+        // Subnormal: x = m · 2^−1074 with m < 2^52.
+        63 - (x.to_bits().leading_zeros() as i32) - 1074
+    } else {
+        biased - 1023
+    }
+}
+
+/// 2^e exactly, for e clamped to the normal exponents −1022 … 1023.
+fn power_of_two(e: i32) -> f64 {
+    f64::from_bits(((e.clamp(-1022, 1023) + 1023) as u64) << 52)
+}
+
+/// x · 2^e for |e| ≤ 2044, in two exact halves, so that the factor itself never leaves
+/// f64's range (only the result may, as x · 2^e would).
+fn times_power_of_two(x: f64, e: i32) -> f64 {
+    let half = e / 2;
+    x * power_of_two(half) * power_of_two(e - half)
+}
+
+/// √(Σ_ij (XXᵀ)_ij (GGᵀ)_ij) = ‖XᵀG‖_F from the two Gram matrices; None when the sum
+/// cancels below 10⁻⁴ of Σ |(XXᵀ)_ij (GGᵀ)_ij|.
+fn norm_from_grams(xx: &DMatrix<f64>, gg: &DMatrix<f64>) -> Option<f64> {
+    let (p, q) = (xx.as_slice(), gg.as_slice());
     let (mut sum, mut magnitude) = (0.0, 0.0);
-    for (p, q) in xx.as_slice().iter().zip(gg.as_slice()) {
-        sum += p * q;
-        magnitude += (p * q).abs();
+    let mut i = 0;
+    while i < p.len().min(q.len()) {
+        let term = p[i] * q[i];
+        sum += term;
+        magnitude += term.abs();
+        i += 1;
     }
     (sum >= 1e-4 * magnitude).then(|| sum.sqrt())
 }
@@ -434,9 +513,18 @@ fn norm_from_grams(xx: &DMatrix<f64>, gg: &DMatrix<f64>) -> Option<f64> {
 /// [10⁻¹²⁰, 10¹²⁰], so products of two entries stay normal f64s and what underflowed is
 /// negligible. NaN anywhere in M makes its diagonal NaN and fails too.
 fn gram_safe(gram: &DMatrix<f64>) -> bool {
-    let diagonal = (0..gram.nrows()).map(|i| gram[(i, i)]);
-    let top = diagonal.clone().fold(0.0_f64, f64::max);
-    diagonal.clone().all(f64::is_finite) && (1e-120..=1e120).contains(&top)
+    let (n, entries) = (gram.nrows().min(gram.ncols()), gram.as_slice());
+    let mut top = 0.0_f64;
+    let mut i = 0;
+    while i < n {
+        let diagonal = entries[i * gram.nrows() + i];
+        if !diagonal.is_finite() {
+            return false;
+        }
+        top = top.max(diagonal);
+        i += 1;
+    }
+    (1e-120..=1e120).contains(&top)
 }
 
 // ---------------------------------------------------------------------------------------
@@ -815,7 +903,7 @@ pub fn attention_forward(
         times_weight(x, w.weight(Param::Wk)),
         times_weight(x, w.weight(Param::Wv)),
     );
-    let mut o = DMatrix::zeros(t, d);
+    let mut o = zeros(t, d);
     let mut probs = Vec::with_capacity(heads);
     for h in 0..heads {
         let c0 = h * dh;
@@ -825,7 +913,7 @@ pub fn attention_forward(
             Columns::of(&v, c0, dh),
         );
         let scores = columns_times_transpose(scale, qh, kh);
-        let mut p = DMatrix::zeros(t, t);
+        let mut p = zeros(t, t);
         let mut row = vec![0.0; t];
         for i in 0..t {
             softmax_into((0..=i).map(|j| scores[(i, j)]), &mut row[..=i]);
@@ -879,11 +967,7 @@ pub fn attention_backward_into(
     let scale = 1.0 / (dh as f64).sqrt();
     sink.weights(&cache.o, &[(Param::Wo, dy)]);
     let d_o = times_weight_transpose(dy, w.weight(Param::Wo));
-    let (mut dq, mut dk, mut dv) = (
-        DMatrix::zeros(t, d),
-        DMatrix::zeros(t, d),
-        DMatrix::zeros(t, d),
-    );
+    let (mut dq, mut dk, mut dv) = (zeros(t, d), zeros(t, d), zeros(t, d));
     for (h, p) in cache.p.iter().enumerate() {
         let c0 = h * dh;
         let doh = Columns::of(&d_o, c0, dh);
@@ -921,7 +1005,7 @@ fn scaled_softmax_vjp_rows(p: &DMatrix<f64>, dp: &DMatrix<f64>, scale: f64) -> D
     let t = p.nrows().min(p.ncols()).min(dp.nrows()).min(dp.ncols());
     let (ps, dps) = (p.as_slice(), dp.as_slice());
     let (pr, dr) = (p.nrows(), dp.nrows());
-    let mut ds = DMatrix::zeros(t, t);
+    let mut ds = zeros(t, t);
     let out = ds.as_mut_slice();
     let mut i = 0;
     while i < t {
@@ -1004,7 +1088,7 @@ impl BlockGrads {
     /// Weight placeholders without storage, for a backward pass to overwrite, and zero
     /// norm gradients (what a norm that is not wired in keeps).
     fn empty(d: usize) -> Self {
-        let empty = || DMatrix::zeros(0, 0);
+        let empty = || zeros(0, 0);
         let zero = || LayerNormParams {
             gamma: vec![0.0; d],
             beta: vec![0.0; d],
@@ -1055,11 +1139,12 @@ fn sublayer_forward(
     wiring: Wiring,
 ) -> (DMatrix<f64>, SublayerCache) {
     let ln = w.norm(branch);
+    // Without a pre-norm the branch reads x itself: no copy.
     let (u, pre_ln) = if wiring.norm == NormPlacement::Pre {
         let (u, c) = layer_norm_forward(x, ln);
-        (u, Some(c))
+        (Cow::Owned(u), Some(c))
     } else {
-        (x.clone(), None)
+        (Cow::Borrowed(x), None)
     };
     let (f, branch_cache) = match branch {
         Branch::Attention => {
@@ -1106,9 +1191,9 @@ fn sublayer_backward(
         Some(c) => {
             let (ds, g) = layer_norm_backward(dy, c, ln);
             ln_grad = Some(g);
-            ds
+            Cow::Owned(ds)
         }
-        None => dy.clone(),
+        None => Cow::Borrowed(dy),
     };
     let du = match &cache.branch {
         BranchCache::Attention(c) => attention_backward_into(&ds, c, w, sink),
@@ -1129,7 +1214,7 @@ fn sublayer_backward(
         sink.layer_norm(branch, g);
     }
     if wiring.residual {
-        dx_branch + ds
+        dx_branch + ds.as_ref()
     } else {
         dx_branch
     }
@@ -1268,10 +1353,18 @@ impl Tape {
 
     /// The first block whose output is not finite (the forward pass overflowed there).
     pub fn first_forward_overflow(&self, depth: usize) -> Option<usize> {
-        self.outputs
-            .iter()
-            .take(depth)
-            .position(|y| y.iter().any(|v| !v.is_finite()))
+        let finite = |y: &DMatrix<f64>| {
+            let values = y.as_slice();
+            let mut i = 0;
+            while i < values.len() {
+                if !values[i].is_finite() {
+                    return false;
+                }
+                i += 1;
+            }
+            true
+        };
+        self.outputs.iter().take(depth).position(|y| !finite(y))
     }
 
     /// Output y of the stack of depth `depth` (with the final LN when pre-norm) and the
@@ -1986,6 +2079,74 @@ mod tests {
                 );
             }
         }
+    }
+
+    #[test]
+    fn scaling_a_factor_by_a_power_of_two_changes_only_the_grams_exponent() {
+        // 2^k·M for k far outside the safe range: the Gram matrix of the scaled factor is
+        // the same to the bit, and the exponent moves by the difference.
+        let m = random(34, 8, 32);
+        let at = |k: i32| scaled_gram(&(&m * power_of_two(k)));
+        let (gram_a, e_a) = at(500).expect("Test only: a finite non-zero factor has a Gram matrix");
+        let (gram_b, e_b) = at(510).expect("Test only: a finite non-zero factor has a Gram matrix");
+        assert_eq!(gram_a, gram_b);
+        assert_eq!(e_b - e_a, 10);
+        let (_, e_small) = at(-700).expect("Test only: a finite non-zero factor has a Gram matrix");
+        assert_eq!(e_a - e_small, 1200);
+        assert_eq!(
+            at(0).map(|(_, e)| e),
+            Some(0),
+            "a safe Gram matrix is left unscaled"
+        );
+    }
+
+    #[test]
+    fn a_zero_or_non_finite_factor_has_no_scaled_gram() {
+        assert!(scaled_gram(&DMatrix::zeros(4, 6)).is_none());
+        let mut m = random(35, 4, 6);
+        m[(1, 2)] = f64::INFINITY;
+        assert!(scaled_gram(&m).is_none());
+    }
+
+    #[test]
+    fn binary_exponents_are_floor_log2_down_to_the_subnormals() {
+        for (x, e) in [
+            (1.0, 0),
+            (1.5, 0),
+            (2.0, 1),
+            (0.75, -1),
+            (f64::MAX, 1023),
+            (f64::MIN_POSITIVE, -1022),
+            (f64::MIN_POSITIVE / 2.0, -1023),
+            (5e-324, -1074),
+        ] {
+            assert_eq!(binary_exponent(x), e, "{x:e}");
+        }
+        assert_eq!(power_of_two(-1022), f64::MIN_POSITIVE);
+        assert_eq!(power_of_two(10), 1024.0);
+        // A factor of 2^±2000 is out of f64's range; in two halves it is applied exactly.
+        assert_eq!(
+            times_power_of_two(3.0 * power_of_two(-1000), 2000),
+            3.0 * power_of_two(1000)
+        );
+        assert_eq!(
+            times_power_of_two(power_of_two(1000), -2000),
+            power_of_two(-1000)
+        );
+    }
+
+    #[test]
+    fn product_norm_of_factors_beyond_the_gram_range_matches_the_formed_product() {
+        // X ~ 10^150 and G ~ 10^-170: the Gram matrices alone would leave f64's range; the
+        // product XᵀG (~10^-20) does not.
+        let x = random(36, 8, 32) * 1e150;
+        let g = random(37, 8, 96) * 1e-170;
+        let expected = frobenius_norm(&transpose_times(&x, &g));
+        let got = product_frobenius_norms(&x, &[&g])[0];
+        assert!(
+            (got - expected).abs() <= 1e-12 * expected,
+            "{got} vs {expected}"
+        );
     }
 
     #[test]
