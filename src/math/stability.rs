@@ -445,7 +445,7 @@ pub fn product_frobenius_norms(x: &DMatrix<f64>, gs: &[&DMatrix<f64>]) -> Vec<f6
                 .filter(|_| gram_is_cheaper(g))
                 .and_then(|(xx, ex)| {
                     let (gg, eg) = scaled_gram(g)?;
-                    Some(times_power_of_two(norm_from_grams(xx, &gg)?, ex + eg))
+                    Some(libm::scalbn(norm_from_grams(xx, &gg)?, ex + eg))
                 })
                 .unwrap_or_else(|| frobenius_norm(&transpose_times(x, g)))
         })
@@ -463,34 +463,11 @@ fn scaled_gram(m: &DMatrix<f64>) -> Option<(DMatrix<f64>, i32)> {
         return Some((gram, 0));
     }
     let top = largest_magnitude(&[m.as_slice()]).filter(|&top| top > 0.0)?;
-    // Clamped so that both 2^−e and 2^e are normal f64s, and scaling is exact both ways.
-    let e = binary_exponent(top).clamp(-1022, 1022);
-    let scaled = m * power_of_two(-e);
+    // Clamped so that 2^−e is a normal f64 and scaling M by it is exact.
+    let e = libm::ilogb(top).clamp(-1022, 1022);
+    let scaled = m * libm::scalbn(1.0, -e);
     let gram = times_transpose(&scaled, &scaled);
     gram_safe(&gram).then_some((gram, e))
-}
-
-/// ⌊log₂ x⌋ for a finite x > 0 (subnormals included).
-fn binary_exponent(x: f64) -> i32 {
-    let biased = ((x.to_bits() >> 52) & 0x7ff) as i32;
-    if biased == 0 {
-        // Subnormal: x = m · 2^−1074 with m < 2^52.
-        63 - (x.to_bits().leading_zeros() as i32) - 1074
-    } else {
-        biased - 1023
-    }
-}
-
-/// 2^e exactly, for e clamped to the normal exponents −1022 … 1023.
-fn power_of_two(e: i32) -> f64 {
-    f64::from_bits(((e.clamp(-1022, 1023) + 1023) as u64) << 52)
-}
-
-/// x · 2^e for |e| ≤ 2044, in two exact halves, so that the factor itself never leaves
-/// f64's range (only the result may, as x · 2^e would).
-fn times_power_of_two(x: f64, e: i32) -> f64 {
-    let half = e / 2;
-    x * power_of_two(half) * power_of_two(e - half)
 }
 
 /// √(Σ_ij (XXᵀ)_ij (GGᵀ)_ij) = ‖XᵀG‖_F from the two Gram matrices; None when the sum
@@ -1353,18 +1330,10 @@ impl Tape {
 
     /// The first block whose output is not finite (the forward pass overflowed there).
     pub fn first_forward_overflow(&self, depth: usize) -> Option<usize> {
-        let finite = |y: &DMatrix<f64>| {
-            let values = y.as_slice();
-            let mut i = 0;
-            while i < values.len() {
-                if !values[i].is_finite() {
-                    return false;
-                }
-                i += 1;
-            }
-            true
-        };
-        self.outputs.iter().take(depth).position(|y| !finite(y))
+        self.outputs
+            .iter()
+            .take(depth)
+            .position(|y| largest_magnitude(&[y.as_slice()]).is_none())
     }
 
     /// Output y of the stack of depth `depth` (with the final LN when pre-norm) and the
@@ -2086,13 +2055,18 @@ mod tests {
         // 2^k·M for k far outside the safe range: the Gram matrix of the scaled factor is
         // the same to the bit, and the exponent moves by the difference.
         let m = random(34, 8, 32);
-        let at = |k: i32| scaled_gram(&(&m * power_of_two(k)));
-        let (gram_a, e_a) = at(500).expect("Test only: a finite non-zero factor has a Gram matrix");
-        let (gram_b, e_b) = at(510).expect("Test only: a finite non-zero factor has a Gram matrix");
+        let at = |k: i32| scaled_gram(&(&m * libm::scalbn(1.0, k)));
+        // Test only: each factor is finite and non-zero, so it has a (scaled) Gram matrix.
+        let (gram_a, e_a) = at(500).expect("Test only: a finite non-zero factor");
+        let (gram_b, e_b) = at(510).expect("Test only: a finite non-zero factor");
         assert_eq!(gram_a, gram_b);
         assert_eq!(e_b - e_a, 10);
-        let (_, e_small) = at(-700).expect("Test only: a finite non-zero factor has a Gram matrix");
-        assert_eq!(e_a - e_small, 1200);
+        let (_, e_small) = at(-1000).expect("Test only: a finite non-zero factor");
+        assert_eq!(e_a - e_small, 1500);
+        // Subnormal entries (2^−1060 · M) are scaled by at most 2^1022, still exactly,
+        // and their Gram matrix is then safe.
+        let (_, e_subnormal) = at(-1060).expect("Test only: a finite non-zero factor");
+        assert_eq!(e_subnormal, -1022);
         assert_eq!(
             at(0).map(|(_, e)| e),
             Some(0),
@@ -2106,33 +2080,6 @@ mod tests {
         let mut m = random(35, 4, 6);
         m[(1, 2)] = f64::INFINITY;
         assert!(scaled_gram(&m).is_none());
-    }
-
-    #[test]
-    fn binary_exponents_are_floor_log2_down_to_the_subnormals() {
-        for (x, e) in [
-            (1.0, 0),
-            (1.5, 0),
-            (2.0, 1),
-            (0.75, -1),
-            (f64::MAX, 1023),
-            (f64::MIN_POSITIVE, -1022),
-            (f64::MIN_POSITIVE / 2.0, -1023),
-            (5e-324, -1074),
-        ] {
-            assert_eq!(binary_exponent(x), e, "{x:e}");
-        }
-        assert_eq!(power_of_two(-1022), f64::MIN_POSITIVE);
-        assert_eq!(power_of_two(10), 1024.0);
-        // A factor of 2^±2000 is out of f64's range; in two halves it is applied exactly.
-        assert_eq!(
-            times_power_of_two(3.0 * power_of_two(-1000), 2000),
-            3.0 * power_of_two(1000)
-        );
-        assert_eq!(
-            times_power_of_two(power_of_two(1000), -2000),
-            power_of_two(-1000)
-        );
     }
 
     #[test]
