@@ -17,7 +17,7 @@ component_tests() {
 if [ "${1:-}" = components ]; then component_tests; exit; fi
 
 echo "== native tests (cargo test)"
-cargo test --workspace
+cargo test
 component_tests
 echo "== release build of dist/"
 scripts/dist.sh

@@ -6,11 +6,10 @@
 
 pub mod backprop;
 pub mod complexity;
+pub mod exp;
+pub mod products;
 pub mod rank;
+pub mod rng;
+pub mod softmax;
+pub mod stability;
 pub mod stats;
-
-// Crates of their own under crates/, re-exported so that every path stays
-// `crate::math::…`: `handwave-basics` compiles for size like the page, `handwave-flow`
-// (Pass 4) at opt-level 3.
-pub use handwave_basics::{rng, softmax};
-pub use handwave_flow::{exp, products, stability};

@@ -28,13 +28,13 @@ use std::sync::Arc;
 
 use nalgebra::DMatrix;
 
-use crate::exp::logistic_clamped_in_place;
-use crate::products::{
+use crate::math::exp::logistic_clamped_in_place;
+use crate::math::products::{
     columns_times, columns_times_transpose, scaled_times, scaled_times_transpose, times_transpose,
     transpose_times, zeros, Columns,
 };
-use handwave_basics::rng::SeededStream;
-use handwave_basics::softmax::softmax_into;
+use crate::math::rng::SeededStream;
+use crate::math::softmax::softmax_into;
 
 /// ε inside LayerNorm's square root: σ = √(Var(x) + ε).
 pub const LN_EPS: f64 = 1e-5;
@@ -1595,16 +1595,15 @@ mod tests {
 
     #[test]
     fn softmax_vjp_rows_equal_the_pass_1_vjp_of_each_row() {
-        use handwave_basics::softmax::softmax_vjp;
+        use crate::math::softmax::softmax_vjp;
         // A causal 5×5 softmax and an upstream gradient: each row of dS is
         // scale · softmax_vjp(p_i, dP_i) over j ≤ i, to the bit, and zero above.
         let t = 5;
         let scores = random(3, t, t);
         let mut p = DMatrix::zeros(t, t);
         for i in 0..t {
-            let row = handwave_basics::softmax::softmax(
-                &(0..=i).map(|j| scores[(i, j)]).collect::<Vec<_>>(),
-            );
+            let row =
+                crate::math::softmax::softmax(&(0..=i).map(|j| scores[(i, j)]).collect::<Vec<_>>());
             for (j, v) in row.into_iter().enumerate() {
                 p[(i, j)] = v;
             }
