@@ -346,6 +346,43 @@ async fn gradient_flow_figure_computes_the_stack_off_the_event() {
     assert!(caption.contains("Vanished"), "{caption}");
 }
 
+#[wasm_bindgen_test]
+async fn work_started_now_runs_to_its_first_wait_before_returning() {
+    use handwave::widgets::hooks::{run_now_then_spawn, yield_to_browser};
+    use std::cell::Cell;
+    use std::rc::Rc;
+    // Mounting starts Leptos's executor, which the rest of the task is handed to.
+    let _handle = leptos::mount::mount_to(container(), || view! { <span></span> });
+    let steps = Rc::new(Cell::new(0));
+    let seen = steps.clone();
+    run_now_then_spawn(async move {
+        seen.set(1);
+        yield_to_browser().await;
+        seen.set(2);
+    });
+    assert_eq!(steps.get(), 1, "the part before the first wait ran at once");
+    tick().await;
+    assert_eq!(steps.get(), 2, "the rest ran once the browser answered");
+}
+
+#[wasm_bindgen_test]
+async fn work_started_now_inside_an_effect_does_not_subscribe_it() {
+    use handwave::widgets::hooks::run_now_then_spawn;
+    let _handle = leptos::mount::mount_to(container(), || view! { <span></span> });
+    let (read_in_task, set_read_in_task) = signal(0);
+    let runs = StoredValue::new(0);
+    Effect::new(move |_| {
+        runs.update_value(|r| *r += 1);
+        run_now_then_spawn(async move {
+            let _ = read_in_task.get();
+        });
+    });
+    tick().await;
+    set_read_in_task.set(1);
+    tick().await;
+    assert_eq!(runs.get_value(), 1, "a read inside the task is not the effect's");
+}
+
 /// Sample entries without a generator: sin of a mix of the indices.
 fn sample_matrix(rows: usize, cols: usize, salt: f64) -> nalgebra::DMatrix<f64> {
     nalgebra::DMatrix::from_fn(rows, cols, |i, j| ((i * 7 + j * 3) as f64 + salt).sin())

@@ -21,7 +21,7 @@ use crate::math::stability::{
 };
 use crate::state::SEED_MAX;
 use crate::widgets::format::format_number;
-use crate::widgets::hooks::{idle_period, now_ms, yield_to_browser};
+use crate::widgets::hooks::{idle_period, now_ms, run_now_then_spawn, yield_to_browser};
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
     Readout, Scale, SeedField, Select, Slider, Toggle, Tone,
@@ -616,7 +616,7 @@ pub fn use_gradient_profile(
             return;
         }
         busy.set(true);
-        spawn_local(async move {
+        run_now_then_spawn(async move {
             let current = move || generation.try_get_value() == Some(my_gen);
             let asked = move |k: &(StackShape, usize)| {
                 current() || requested.try_with_value(|r| r.as_ref() == Some(k)) == Some(true)

@@ -206,6 +206,21 @@ pub async fn yield_to_browser() {
     }
 }
 
+/// Runs `task` at once, up to its first `.await` that must wait, and hands what is left to
+/// the browser's task queue (`spawn_local`) only then. Work that an input asked for
+/// starts in the effect that saw the input, not one hop of the event loop later (about
+/// 0.4 ms on this machine). The first poll is untracked, so nothing `task` reads
+/// subscribes the caller; a future that is pending re-registers its waker when the
+/// executor polls it, so the throwaway waker of the first poll is never the one woken.
+pub fn run_now_then_spawn(task: impl std::future::Future<Output = ()> + 'static) {
+    let mut task = Box::pin(task);
+    let mut cx = std::task::Context::from_waker(std::task::Waker::noop());
+    let first = untrack(|| task.as_mut().poll(&mut cx));
+    if first.is_pending() {
+        leptos::task::spawn_local(task);
+    }
+}
+
 /// Waits until the browser is idle (`requestIdleCallback`) and gives the time, on
 /// [`now_ms`]'s clock, at which that idle period ends. None where the browser has no idle
 /// callbacks: work meant for idle time is then not done at all.
