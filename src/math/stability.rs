@@ -413,7 +413,11 @@ fn largest_magnitude(parts: &[&[f64]]) -> Option<f64> {
             if !x.is_finite() {
                 return None;
             }
-            top = top.max(x);
+            // A comparison, not f64::max: both are finite here, and wasm has no
+            // instruction for max's NaN rule, so max is a call into libm's fmax.
+            if x > top {
+                top = x;
+            }
             i += 1;
         }
     }
@@ -1534,6 +1538,15 @@ pub fn run_benchmark_stacks(bank: &mut WeightBank, depth: usize, first_rep: u32,
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn largest_magnitude_is_the_largest_absolute_entry_and_none_past_overflow() {
+        assert_eq!(largest_magnitude(&[]), Some(0.0));
+        assert_eq!(largest_magnitude(&[&[1.0, -3.5], &[], &[2.0]]), Some(3.5));
+        assert_eq!(largest_magnitude(&[&[-0.0]]), Some(0.0));
+        assert_eq!(largest_magnitude(&[&[1.0], &[f64::NEG_INFINITY]]), None);
+        assert_eq!(largest_magnitude(&[&[f64::NAN, 1.0]]), None);
+    }
 
     fn shape(d: usize, heads: usize, t: usize, wiring: Wiring) -> StackShape {
         StackShape {
