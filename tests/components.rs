@@ -380,7 +380,11 @@ async fn work_started_now_inside_an_effect_does_not_subscribe_it() {
     tick().await;
     set_read_in_task.set(1);
     tick().await;
-    assert_eq!(runs.get_value(), 1, "a read inside the task is not the effect's");
+    assert_eq!(
+        runs.get_value(),
+        1,
+        "a read inside the task is not the effect's"
+    );
 }
 
 /// Sample entries without a generator: sin of a mix of the indices.
