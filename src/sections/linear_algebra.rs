@@ -385,13 +385,7 @@ impl LinearAlgebraModel {
                 })
         });
         let approx = Memo::new(move |_| shown_answer.with(|a| a.approx.clone()));
-        let errors = Memo::new(move |_| {
-            shown_answer.with(|a| {
-                (0..=a.sigma.len())
-                    .map(|k| rank_k_relative_error(&a.sigma, k))
-                    .collect()
-            })
-        });
+        let errors = Memo::new(move |_| shown_answer.with(|a| relative_errors(&a.sigma)));
         let requested_heads = Memo::new(move |_| p.with(|p| p.int("mhh")).clamp(1, 8) as usize);
         let heads_on_screen = RwSignal::new(false);
         // The draws and projections do not depend on the split into heads: a change of h
@@ -469,6 +463,17 @@ fn whole(x: f64) -> String {
     format!("{}", x.round() as i64)
 }
 
+/// The relative error of the best rank-k approximation for k = 0…r, from r singular
+/// values ([`rank_k_relative_error`]); empty while there are none yet (nothing computed).
+fn relative_errors(sigma: &[f64]) -> Vec<f64> {
+    if sigma.is_empty() {
+        return Vec::new();
+    }
+    (0..=sigma.len())
+        .map(|k| rank_k_relative_error(sigma, k))
+        .collect()
+}
+
 /// A whole number, or "…" while it is being computed (NaN).
 fn pending_whole(x: f64) -> String {
     if x.is_finite() {
@@ -479,8 +484,13 @@ fn pending_whole(x: f64) -> String {
 }
 
 fn pending_number(x: f64) -> String {
+    pending_or(x, 4)
+}
+
+/// `x` to `sig` significant digits, or "…" while it is being computed (NaN).
+fn pending_or(x: f64, sig: usize) -> String {
     if x.is_finite() {
-        format_number(x, 4)
+        format_number(x, sig)
     } else {
         "…".into()
     }
@@ -559,19 +569,14 @@ pub fn ScoreRankFigure(
         }
     });
     let name = move || if model.show_a.get() { "A" } else { "S" };
-    let rank_a_text = move || {
-        model
-            .attention
-            .with(|a| a.as_ref().map(|a| a.rank.to_string()))
-            .unwrap_or_else(|| "being computed".into())
-    };
+    let rank_a = move || model.attention.with(|a| a.as_ref().map(|a| a.rank));
     let summary = Signal::derive(move || {
         model.scores.with(|r| {
             format!(
                 "Heatmap of the {n}×{n} matrix {}; rank(S) = {}, rank(A) {}.",
                 name(),
                 r.rank_s,
-                rank_a_text(),
+                rank_a().map_or("still being computed".into(), |k| format!("= {k}")),
                 n = r.n
             )
         })
@@ -659,9 +664,11 @@ pub fn ScoreRankFigure(
     let spectrum_summary = Signal::derive(move || {
         model.scores.with(|r| {
             format!(
-                "Singular values on a log axis: S has {} non-zero, A has {} above the threshold; the marker is at dₖ = {}.",
+                "Singular values on a log axis: S has {} non-zero, A {}; the marker is at dₖ = {}.",
                 r.sv_s.iter().filter(|s| **s > 0.0).count(),
-                rank_a_text(),
+                rank_a().map_or("still being computed".into(), |k| format!(
+                    "has {k} above the threshold"
+                )),
                 r.d_k
             )
         })
@@ -728,11 +735,13 @@ pub fn LowRankFigure(
 ) -> impl IntoView {
     let target_grid = Memo::new(move |_| model.target.with(Grid::from_matrix));
     let approx_grid = Memo::new(move |_| model.approx.with(Grid::from_matrix));
+    // NaN ("…") until the first decomposition has arrived (the figure computes on screen).
     let error = Signal::derive(move || {
         model
             .errors
-            .with(|e| e.get(model.k.get()).copied().unwrap_or(0.0))
+            .with(|e| e.get(model.k.get()).copied().unwrap_or(f64::NAN))
     });
+    let pending = move || model.errors.with(|e| e.is_empty());
     let target_id = model.state.choice("target");
     let target_label = move || {
         let id = target_id.get();
@@ -761,7 +770,7 @@ pub fn LowRankFigure(
             "The {} target ({n}×{n}) beside its best rank-{} approximation; relative error {}.",
             target_label(),
             model.k.get(),
-            format_number(error.get(), 3),
+            pending_or(error.get(), 3),
             n = model.n.get()
         )
     });
@@ -769,7 +778,7 @@ pub fn LowRankFigure(
         format!(
             "Best rank-{} approximation of the target, relative error {}.",
             model.k.get(),
-            format_number(error.get(), 3)
+            pending_or(error.get(), 3)
         )
     });
     let curve = Signal::derive(move || {
@@ -777,7 +786,12 @@ pub fn LowRankFigure(
             x: Axis {
                 label: "rank k".into(),
                 min: 0.0,
-                max: (e.len().max(2) - 1) as f64,
+                // Before the first decomposition: the axis the answer will have (k = 0…n).
+                max: if e.is_empty() {
+                    model.n.get().max(1)
+                } else {
+                    e.len().max(2) - 1
+                } as f64,
                 log: false,
             },
             y: Axis {
@@ -806,6 +820,12 @@ pub fn LowRankFigure(
     let caption = Signal::derive(move || {
         let n = model.n.get();
         let k = model.k.get();
+        if pending() {
+            return format!(
+                "The {} pattern on n = {n} tokens: computing its singular values and best rank-{k} approximation…",
+                target_label()
+            );
+        }
         let rank = model.shown_answer.with(|a| numerical_rank(&a.sigma, n, n));
         let exact = model.errors.with(|e| e.iter().position(|v| *v <= 1e-12));
         let exact_text = match exact {
@@ -868,9 +888,9 @@ pub fn LowRankFigure(
                 </div>
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
-            <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", format_number(error.get(), 3))) aspect=0.45 max_width=640.0 />
+            <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", pending_or(error.get(), 3))) aspect=0.45 max_width=640.0 />
             <div class="readouts" aria-busy=move || (model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get()).to_string()>
-                <Readout name="rel-error" label="relative error at k" value=error />
+                <Readout name="rel-error" label="relative error at k" value=error format=pending_number />
             </div>
         </Figure>
     }
@@ -1229,6 +1249,20 @@ pub fn LinearAlgebraSection() -> impl IntoView {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn relative_errors_run_from_one_at_k_zero_to_zero_at_full_rank() {
+        // σ = (4, 3): ‖T‖_F² = 25; dropping σ₂ = 3 leaves √(9/25) = 0.6.
+        let e = relative_errors(&[4.0, 3.0]);
+        assert_eq!(e.len(), 3);
+        assert!((e[0] - 1.0).abs() < 1e-15 && (e[1] - 0.6).abs() < 1e-15 && e[2] == 0.0);
+    }
+
+    #[test]
+    fn no_relative_error_is_claimed_before_any_singular_value_is_known() {
+        assert!(relative_errors(&[]).is_empty());
+        assert_eq!(pending_or(f64::NAN, 3), "…");
+    }
 
     fn spectrum_of_a(seed: u64, n: usize, d_k: usize) -> Spectrum {
         Spectrum::of(crate::offload::attention_spectrum(seed, n, d_k), n)

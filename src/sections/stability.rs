@@ -143,6 +143,15 @@ fn whole(x: f64) -> String {
     format!("{}", x.round() as i64)
 }
 
+/// A whole number, or "…" while there is none yet (NaN).
+fn whole_or_pending(x: f64) -> String {
+    if x.is_finite() {
+        whole(x)
+    } else {
+        "…".into()
+    }
+}
+
 fn two_digits(x: f64) -> String {
     format_number(x, 3)
 }
@@ -847,13 +856,24 @@ fn strip_grid(norms: &[f64]) -> Grid {
 }
 
 /// The curve of per-layer norms (log y), with optional toy chain scaled to the top layer.
-fn profile_chart(series: &[(String, &[f64], Tone)], toy: Option<f64>) -> ChartSpec {
+/// Before any profile has arrived (every series empty) the axes still span `pending_depth`
+/// layers, so that a figure still computing shows empty axes, not an error.
+fn profile_chart(
+    series: &[(String, &[f64], Tone)],
+    toy: Option<f64>,
+    pending_depth: impl FnOnce() -> usize,
+) -> ChartSpec {
     let finite: Vec<f64> = series
         .iter()
         .flat_map(|(_, v, _)| v.iter().copied())
         .filter(|v| v.is_finite() && *v > 0.0)
         .collect();
-    let depth = series.iter().map(|(_, v, _)| v.len()).max().unwrap_or(1);
+    let depth = series
+        .iter()
+        .map(|(_, v, _)| v.len())
+        .max()
+        .filter(|&d| d > 0)
+        .unwrap_or_else(|| pending_depth().max(1));
     let mut marks = Vec::new();
     let mut lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
     let mut hi = finite.iter().copied().fold(0.0, f64::max);
@@ -1036,6 +1056,12 @@ pub fn GradientFlowFigure(
         }
     };
     let summary = Signal::derive(move || {
+        if norms.with(Vec::is_empty) {
+            return format!(
+                "The stack of {} blocks is still being computed.",
+                model.depth.get()
+            );
+        }
         format!(
             "Strip of {} layers coloured by log₁₀ of the {} gradient norm; bottom over top = {}.",
             norms.with(|n| n.len()),
@@ -1043,11 +1069,29 @@ pub fn GradientFlowFigure(
             ratio_format(ratio.get())
         )
     });
+    let curve_summary = Signal::derive(move || {
+        if norms.with(Vec::is_empty) {
+            return format!(
+                "The stack of {} blocks is still being computed.",
+                model.depth.get()
+            );
+        }
+        format!(
+            "Curve of the {} gradient norm at each of {} layers, on a log scale; bottom over top = {}.",
+            which(),
+            norms.with(|n| n.len()),
+            ratio_format(ratio.get())
+        )
+    });
     // A memo: the chart redraws only when what it draws changes, not on every input.
     let spec = Memo::new(move |_| {
         norms.with(|n| {
             let label = model.shape.with(|s| s.wiring.label());
-            profile_chart(&[(label, n.as_slice(), Tone::Blue)], Some(model.rho.get()))
+            profile_chart(
+                &[(label, n.as_slice(), Tone::Blue)],
+                Some(model.rho.get()),
+                || model.depth.get(),
+            )
         })
     });
     let caption = Signal::derive(move || {
@@ -1098,10 +1142,10 @@ pub fn GradientFlowFigure(
                 <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 />
             </div>
             <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
-            <Chart name="gradient-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
+            <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 max_width=760.0 />
             <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=ratio_format />
-                <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map(|(d, _)| *d as f64).unwrap_or(0.0))) format=whole />
+                <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map_or(f64::NAN, |(d, _)| *d as f64))) format=whole_or_pending />
                 <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=norm_format />
                 <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=norm_format />
             </div>
@@ -1148,6 +1192,7 @@ pub fn GradientAbFigure(
                         (format!("B: {}", label_b.get()), b.as_slice(), Tone::Blue),
                     ],
                     None,
+                    || model.depth.get(),
                 )
             })
         })
@@ -1163,6 +1208,11 @@ pub fn GradientAbFigure(
     });
     let caption = Signal::derive(move || {
         let depth = model.depth.get();
+        if run_a.result.with(Option::is_none) || run_b.result.with(Option::is_none) {
+            return format!(
+                "The same seed, input and depth L = {depth}, wired two ways: computing both stacks…"
+            );
+        }
         let sentence = |n: Memo<Vec<f64>>| {
             n.with(|n| verdict_sentence(verdict_of(bottom_to_top(n)), depth, None))
         };
@@ -1670,9 +1720,30 @@ mod tests {
     }
 
     #[test]
+    fn chart_before_any_profile_spans_the_depth_asked_for() {
+        let spec = profile_chart(&[("x".into(), &[], Tone::Blue)], None, || 32);
+        assert_eq!((spec.x.min, spec.x.max), (-0.5, 31.5));
+        assert!(spec.y.min > 0.0 && spec.y.max > spec.y.min && spec.y.max.is_finite());
+        let empty = profile_chart(&[], None, || 0);
+        assert!(empty.x.max > empty.x.min, "even with nothing asked for");
+    }
+
+    #[test]
+    fn chart_with_a_profile_spans_its_layers_not_the_depth_asked_for() {
+        let spec = profile_chart(&[("x".into(), &[1.0, 2.0, 3.0], Tone::Blue)], None, || 32);
+        assert_eq!((spec.x.min, spec.x.max), (-0.5, 2.5));
+    }
+
+    #[test]
+    fn a_depth_not_known_yet_reads_as_pending() {
+        assert_eq!(whole_or_pending(f64::NAN), "…");
+        assert_eq!(whole_or_pending(32.0), "32");
+    }
+
+    #[test]
     fn chart_never_carries_non_finite_points() {
         let norms = [1.0, f64::INFINITY, f64::NAN, 0.0, 2.0];
-        let spec = profile_chart(&[("x".into(), &norms, Tone::Blue)], Some(0.7));
+        let spec = profile_chart(&[("x".into(), &norms, Tone::Blue)], Some(0.7), || 32);
         for m in &spec.marks {
             if let Mark::Line { points, .. } = m {
                 assert!(points

@@ -26,6 +26,45 @@ test('the page loads under a sub-path with no error, every figure drawn, formula
   await p.close();
 });
 
+test('a figure not yet computed claims no number: each readout says "…" or already what it shows once computed, and no chart fails', async () => {
+  const p = await openPage(env, { viewport: { width: 375, height: 812 } });
+  // Not p.goto, which brings every figure on screen: here the heavy figures (computed only
+  // on screen) are loaded but not shown.
+  await p.page.goto(env.site.url);
+  await p.page.waitForSelector('[data-figure] canvas[data-draws]');
+  await loadPasses(p.page);
+  await settle(p.page);
+  const shown = () => p.page.evaluate(() => ({
+    readouts: Object.fromEntries([...document.querySelectorAll('[data-readout]')].map((e) => [e.dataset.readout, e.querySelector('.readout-value').textContent])),
+    captions: Object.fromEntries([...document.querySelectorAll('[data-caption]')].map((e) => [e.dataset.caption, e.textContent])),
+    problems: [...document.querySelectorAll('.chart-problem')].map((e) => `${e.closest('[data-figure]').dataset.figure}: ${e.textContent}`),
+    pictures: Object.fromEntries([...document.querySelectorAll('canvas[data-canvas]')].map((c) => [c.dataset.canvas, c.getAttribute('aria-label')])),
+  }));
+  const before = await shown();
+  await settled(p.page);
+  const after = await shown();
+  assert.deepEqual(before.problems, [], 'no chart error while waiting');
+  assert.deepEqual(after.problems, []);
+  const waiting = Object.keys(before.readouts).filter((k) => before.readouts[k] === '…');
+  assert.ok(waiting.length >= 5, `some figures were still to compute (${waiting.join(', ')})`);
+  for (const [name, text] of Object.entries(before.readouts)) {
+    if (text !== '…') assert.equal(text, after.readouts[name], `readout ${name} showed ${text} before it was computed`);
+    assert.notEqual(after.readouts[name], '…', `readout ${name} computed once on screen`);
+  }
+  // A caption or a picture's text alternative says it is waiting, or already says what it
+  // will say once computed.
+  const waitingText = /omputing|being computed|…/;
+  for (const [id, text] of Object.entries(before.captions)) {
+    if (!waitingText.test(text)) assert.equal(text, after.captions[id], `caption of ${id} before it was computed`);
+  }
+  for (const [name, text] of Object.entries(before.pictures)) {
+    if (!waitingText.test(text)) assert.equal(text, after.pictures[name], `text alternative of canvas ${name} before it was computed`);
+    assert.doesNotMatch(after.pictures[name], waitingText, `canvas ${name} says what it shows once computed`);
+  }
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('every colour bar paints its whole strip, one opaque ramp from one end of its scale to the other', async () => {
   const p = await openPage(env);
   await p.goto('');

@@ -118,6 +118,9 @@ async function problemsOnPage(page) {
     for (const el of document.querySelectorAll('[data-readout]')) {
       if (bad.test(el.textContent) || bad.test(el.dataset.value ?? '')) problems.push(`readout ${el.dataset.readout}: ${el.textContent} / ${el.dataset.value}`);
     }
+    for (const el of document.querySelectorAll('.chart-problem')) {
+      problems.push(`chart ${el.closest('[data-figure]')?.dataset.figure} not drawn: ${el.textContent}`);
+    }
     for (const el of document.querySelectorAll('[data-caption]')) {
       if (bad.test(el.textContent)) problems.push(`caption ${el.dataset.caption}: ${el.textContent.slice(0, 120)}`);
     }

@@ -3,7 +3,7 @@
 // and never printed as inf or NaN, the URL restores, each figure embeds, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, readouts } from './harness.mjs';
+import { launch, openPage, settle, readout, readouts, loadPasses } from './harness.mjs';
 import { figureState, moveControl } from './harness.mjs';
 
 let env;
@@ -60,6 +60,36 @@ test('pre-norm residual stays within a factor of 1000, and the side-by-side figu
   const b = await readout(p.page, 'grad-ratio-b');
   assert.ok(b > 1e-3 && b < 1e3, `B (pre-norm) ${b}`);
   assert.equal(await readout(p.page, 'grad-ratio-b'), r, 'the same stack gives the same number in both figures');
+  await p.close();
+});
+
+test('a figure not computed yet (off screen) shows empty axes and "…", never a chart error, then its profile once on screen', async () => {
+  const p = await openPage(env, { viewport: { width: 375, height: 812 } });
+  // Not p.goto: that brings every figure on screen. Pass 4 is only loaded here, not shown.
+  await p.page.goto(env.site.url);
+  await p.page.waitForSelector('[data-figure] canvas[data-draws]');
+  await loadPasses(p.page);
+  await settle(p.page);
+  const pending = (id) => p.page.$eval(fig(id), (f) => ({
+    ratio: f.querySelector('.readout-value').textContent,
+    depth: f.querySelector('[data-readout="depth"] .readout-value')?.textContent ?? null,
+    problem: f.querySelector('.chart-problem')?.textContent ?? null,
+    drawn: [...f.querySelectorAll('canvas[data-canvas]')].every((c) => Number(c.dataset.draws) > 0),
+  }));
+  for (const id of ['gradient-flow', 'gradient-ab']) {
+    const before = await pending(id);
+    assert.equal(before.ratio, '…', `${id} has not computed yet (it is off screen)`);
+    assert.equal(before.problem, null, `${id}: no chart error while computing`);
+    assert.ok(before.drawn, `${id}: its canvases are drawn (empty axes)`);
+    if (before.depth !== null) assert.equal(before.depth, '…', 'no depth shown before a profile');
+    await p.page.$eval(fig(id), (f) => f.scrollIntoView({ block: 'start' }));
+    await computed(p.page, id);
+    const after = await pending(id);
+    assert.notEqual(after.ratio, '…');
+    assert.equal(after.problem, null);
+    if (after.depth !== null) assert.equal(after.depth, '32');
+  }
+  assert.deepEqual(p.errors, []);
   await p.close();
 });
 
