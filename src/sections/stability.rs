@@ -1364,7 +1364,11 @@ pub fn DepthSweepFigure(
     });
     let caption = Signal::derive(move || {
         sweep.result.with(|r| match r {
-            None => format!("Computing the four wirings at eight depths… {}%", (sweep.progress.get() * 100.0).round()),
+            // Progress only while a sweep runs (progress 1 = nothing started: off screen).
+            None => match sweep.progress.get() {
+                p if p < 1.0 => format!("Computing the four wirings at eight depths… {}%", (p * 100.0).round()),
+                _ => "Computing the four wirings at eight depths…".to_string(),
+            },
             Some(s) => {
                 let parts: Vec<String> = s
                     .rows

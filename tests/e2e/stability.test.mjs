@@ -76,6 +76,8 @@ test('a figure not computed yet (off screen) shows empty axes and "…", never a
     problem: f.querySelector('.chart-problem')?.textContent ?? null,
     drawn: [...f.querySelectorAll('canvas[data-canvas]')].every((c) => Number(c.dataset.draws) > 0),
   }));
+  // The sweep has not started either: it says it will compute, not that it is 100 % done.
+  assert.doesNotMatch(await p.page.textContent('[data-caption="depth-sweep"]'), /%/);
   for (const id of ['gradient-flow', 'gradient-ab']) {
     const before = await pending(id);
     assert.equal(before.ratio, '…', `${id} has not computed yet (it is off screen)`);
