@@ -74,6 +74,10 @@ folder="page-$hash"
 rm -rf "$staging"/page-*
 cp -r "$work/split" "$staging/$folder"
 sed -i "s#page-wasm/#$folder/#g" "$staging/index.html"
+# What Trunk leaves behind that the browser does not need: the skipped rust link (it
+# loads nothing) and the data-integrity="none" markers (they only told Trunk to add no
+# digest). Every byte of index.html is in the first load.
+sed -i -E 's#<link [^>]*data-trunk-skip[^>]*>##; s# data-integrity="?none"?##g' "$staging/index.html"
 if grep -q 'page-wasm/' "$staging/index.html" || ! grep -q "$folder/boot.js" "$staging/index.html"; then
   log "index.html does not load $folder/boot.js" && exit 1
 fi

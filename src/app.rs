@@ -9,13 +9,22 @@ use wasm_bindgen::{JsCast, JsValue};
 
 use crate::sections::backprop;
 use crate::sections::lazy::{LazyFigure, LazyPass, LazySection};
-use crate::state::{Notice, Params, Theme, Value, ViewParams};
+use crate::state::{KeySet, Notice, Params, Recording, Theme, Value, ViewParams, PARAMS};
 use crate::widgets::hooks::Palette;
 
 /// The page's URL state: every control's value, and how the page is laid out.
+///
+/// Reads go through [`UrlState::tracked`] (and the per-key memos built on it): a
+/// computation subscribes to the keys it read, one trigger per key, so that a change of one
+/// control re-checks only what depends on it, not the hundreds of effects on the page.
+/// `params` itself still notifies on every change, for whatever needs the whole state.
 #[derive(Clone, Copy)]
 pub struct UrlState {
     pub params: RwSignal<Params>,
+    /// One trigger per key of [`PARAMS`], notified when that key is set: unit signals
+    /// (`ArcRwSignal<bool>`, whose code the page carries anyway), made once per state and
+    /// never dropped, so that no read can meet a disposed one.
+    keys: &'static [ArcRwSignal<bool>],
     pub view: ViewParamsRef,
     /// Changes waiting for the next animation frame (see [`UrlState::set_on_frame`]).
     pending: StoredValue<Vec<(&'static str, Value)>>,
@@ -46,16 +55,52 @@ impl UrlState {
     pub fn new(params: Params, view: &ViewParams) -> Self {
         Self {
             params: RwSignal::new(params),
+            keys: PARAMS
+                .iter()
+                .map(|_| ArcRwSignal::new(false))
+                .collect::<Vec<_>>()
+                .leak(),
             view: view.into(),
             pending: StoredValue::new(Vec::new()),
             frame_busy: StoredValue::new(false),
         }
     }
 
+    /// `f` of the current parameters, subscribing the running computation to exactly the
+    /// keys `f` read (see [`Params::recording_reads`]).
+    pub fn tracked<T>(&self, f: impl FnOnce(&Params) -> T) -> T {
+        let recording = Recording::start();
+        let value = self.params.with_untracked(f);
+        self.track_keys(recording.finish());
+        value
+    }
+
+    /// Subscribes the running computation to the keys in `read`.
+    #[inline(never)]
+    fn track_keys(&self, mut read: KeySet) {
+        while read != 0 {
+            if let Some(key) = self.keys.get(read.trailing_zeros() as usize) {
+                key.track();
+            }
+            read &= read - 1;
+        }
+    }
+
+    /// Tells whatever read the keys in `set` that they were set.
+    #[inline(never)]
+    fn notify_keys(&self, mut set: KeySet) {
+        while set != 0 {
+            if let Some(key) = self.keys.get(set.trailing_zeros() as usize) {
+                key.notify();
+            }
+            set &= set - 1;
+        }
+    }
+
     /// A choice parameter as a memo.
     pub fn choice(&self, key: &'static str) -> Memo<&'static str> {
-        let p = self.params;
-        Memo::new(move |_| p.with(|p| p.choice(key)))
+        let state = *self;
+        Memo::new(move |_| state.tracked(|p| p.choice(key)))
     }
 
     /// Applies a change at once if none was applied in this frame; otherwise queues it
@@ -135,37 +180,44 @@ impl UrlState {
 
     /// An integer parameter as a memo (recomputes dependants only when it changes).
     pub fn int(&self, key: &'static str) -> Memo<i64> {
-        let p = self.params;
-        Memo::new(move |_| p.with(|p| p.int(key)))
+        let state = *self;
+        Memo::new(move |_| state.tracked(|p| p.int(key)))
     }
 
     /// A real parameter as a memo.
     pub fn float(&self, key: &'static str) -> Memo<f64> {
-        let p = self.params;
-        Memo::new(move |_| p.with(|p| p.float(key)))
+        let state = *self;
+        Memo::new(move |_| state.tracked(|p| p.float(key)))
     }
 
     /// A boolean parameter as a memo.
     pub fn flag(&self, key: &'static str) -> Memo<bool> {
-        let p = self.params;
-        Memo::new(move |_| p.with(|p| p.flag(key)))
+        let state = *self;
+        Memo::new(move |_| state.tracked(|p| p.flag(key)))
     }
 
     /// A list parameter as a memo.
     pub fn list(&self, key: &'static str) -> Memo<Option<Vec<f64>>> {
-        let p = self.params;
-        Memo::new(move |_| p.with(|p| p.list(key)))
+        let state = *self;
+        Memo::new(move |_| state.tracked(|p| p.list(key)))
     }
 
     /// Sets several keys in one update (one recomputation, one URL write).
     pub fn set_many(&self, values: Vec<(&'static str, Value)>) {
-        self.params.update(|p| {
+        let mut set: KeySet = 0;
+        self.params.update_untracked(|p| {
             for (key, value) in values {
                 // Keys come from this crate's own constants; a wrong one is a bug that
                 // must not take the page down, so it is ignored.
-                let _ = p.set(key, value);
+                if let Ok(i) = p.set(key, value) {
+                    set |= 1 << i;
+                }
             }
         });
+        // Every key set is notified, changed or not, as one update of the whole state
+        // was before: its memos re-check and stop where the value is the same.
+        self.notify_keys(set);
+        self.params.notify();
     }
 }
 
@@ -493,5 +545,93 @@ pub fn App() -> impl IntoView {
             </footer>
         }
         .into_any(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::sync::Arc;
+
+    fn state() -> UrlState {
+        UrlState::new(Params::default(), &ViewParams::default())
+    }
+
+    /// A memo of `f` over `state`, and how many times it has run.
+    fn counted(
+        state: UrlState,
+        f: impl Fn(&Params) -> i64 + Send + Sync + 'static,
+    ) -> (Memo<i64>, Arc<AtomicUsize>) {
+        let runs = Arc::new(AtomicUsize::new(0));
+        let r = runs.clone();
+        let memo = Memo::new(move |_| {
+            r.fetch_add(1, Ordering::Relaxed);
+            state.tracked(&f)
+        });
+        (memo, runs)
+    }
+
+    #[test]
+    fn a_memo_reruns_when_a_key_it_read_is_set_and_not_for_other_keys() {
+        let s = state();
+        let (n, n_runs) = counted(s, |p| p.int("n"));
+        let (depth, depth_runs) = counted(s, |p| p.int("depth"));
+        assert_eq!((n.get(), depth.get()), (8, 32));
+        s.set_many(vec![("n", Value::Int(12))]);
+        assert_eq!((n.get(), depth.get()), (12, 32));
+        assert_eq!(n_runs.load(Ordering::Relaxed), 2);
+        assert_eq!(depth_runs.load(Ordering::Relaxed), 1, "depth was not set");
+    }
+
+    #[test]
+    fn a_memo_follows_the_keys_it_read_on_its_last_run() {
+        let s = state();
+        // Reads `n` only while the residual is off, `depth` only while it is on.
+        let (m, runs) = counted(s, |p| {
+            if p.flag("res") {
+                p.int("depth")
+            } else {
+                p.int("n")
+            }
+        });
+        assert_eq!(m.get(), 8);
+        s.set_many(vec![("res", Value::Bool(true))]);
+        assert_eq!(m.get(), 32);
+        s.set_many(vec![("n", Value::Int(20))]);
+        assert_eq!(m.get(), 32);
+        assert_eq!(runs.load(Ordering::Relaxed), 2, "n is no longer read");
+        s.set_many(vec![("depth", Value::Int(40))]);
+        assert_eq!(m.get(), 40);
+    }
+
+    #[test]
+    fn whatever_reads_the_whole_state_still_sees_every_change() {
+        let s = state();
+        let whole = Memo::new(move |_| s.params.with(|p| p.to_query(None)));
+        assert_eq!(whole.get(), "");
+        s.set_many(vec![("depth", Value::Int(40))]);
+        assert_eq!(whole.get(), "depth=40");
+    }
+
+    #[test]
+    fn the_control_memos_hold_the_value_set() {
+        let s = state();
+        let (depth, gain, res, norm) = (
+            s.int("depth"),
+            s.float("gain"),
+            s.flag("res"),
+            s.choice("norm"),
+        );
+        s.set_many(vec![
+            ("depth", Value::Int(40)),
+            ("gain", Value::Float(1.5)),
+            ("res", Value::Bool(true)),
+            ("norm", Value::Choice("pre")),
+        ]);
+        assert_eq!(
+            (depth.get(), gain.get(), res.get(), norm.get()),
+            (40, 1.5, true, "pre")
+        );
     }
 }

@@ -6,6 +6,7 @@
 //! to the default, and either way a [`Notice`] names the key and what was done. Unknown
 //! keys are ignored. Writing leaves defaults out, so a link carries only what differs.
 
+use std::cell::Cell;
 use std::fmt;
 
 /// What a parameter holds and its valid range.
@@ -543,6 +544,42 @@ fn spec_index(key: &str) -> Option<usize> {
     PARAMS.iter().position(|p| p.key == key)
 }
 
+/// A set of keys of [`PARAMS`]: bit i stands for `PARAMS[i]` (a test checks that every
+/// key fits; past 64 keys this must widen).
+pub type KeySet = u64;
+
+thread_local! {
+    /// The keys read through [`Params::get`] while a [`Recording`] runs.
+    static READS: Cell<Option<KeySet>> = const { Cell::new(None) };
+}
+
+/// A recording of the keys read through [`Params::get`], from [`Recording::start`] to
+/// [`Recording::finish`]. A recording inside another adds its keys to the outer one.
+#[must_use]
+pub struct Recording {
+    outer: Option<KeySet>,
+}
+
+impl Recording {
+    /// Starts recording (interrupting, and later adding to, any recording running).
+    #[inline(never)]
+    pub fn start() -> Recording {
+        Recording {
+            outer: READS.with(|r| r.replace(Some(0))),
+        }
+    }
+
+    /// The keys read since [`Recording::start`].
+    #[inline(never)]
+    pub fn finish(self) -> KeySet {
+        READS.with(|r| {
+            let read = r.get().unwrap_or(0);
+            r.set(self.outer.map(|o| o | read));
+            read
+        })
+    }
+}
+
 /// Shortens user text for a notice, so a hostile URL cannot flood the page.
 fn excerpt(text: &str) -> String {
     let mut out: String = text.chars().take(24).collect();
@@ -914,13 +951,29 @@ impl Params {
             .join("&")
     }
 
-    /// The value under `key`, or `None` for an unknown key.
+    /// The value under `key`, or `None` for an unknown key. Every read of a value goes
+    /// through here, so that [`Params::recording_reads`] sees it.
     pub fn get(&self, key: &str) -> Option<&Value> {
-        spec_index(key).map(|i| &self.values[i])
+        let i = spec_index(key)?;
+        READS.with(|r| {
+            if let Some(set) = r.get() {
+                r.set(Some(set | 1 << i));
+            }
+        });
+        Some(&self.values[i])
     }
 
-    /// Sets `key`, validating the value like URL text would be (clamped to its range).
-    pub fn set(&mut self, key: &str, value: Value) -> Result<(), StateError> {
+    /// Runs `f` on these parameters and gives its result with the set of keys it read
+    /// (what it depends on; see [`Recording`]).
+    pub fn recording_reads<T>(&self, f: impl FnOnce(&Params) -> T) -> (T, KeySet) {
+        let recording = Recording::start();
+        let value = f(self);
+        (value, recording.finish())
+    }
+
+    /// Sets `key`, validating the value like URL text would be (clamped to its range);
+    /// gives the key's index in [`PARAMS`].
+    pub fn set(&mut self, key: &str, value: Value) -> Result<usize, StateError> {
         let i = spec_index(key).ok_or_else(|| StateError::UnknownKey(key.to_string()))?;
         let spec = &PARAMS[i];
         let same_type = std::mem::discriminant(&value) == std::mem::discriminant(&spec.default);
@@ -929,7 +982,7 @@ impl Params {
         }
         let (checked, _) = parse_value(spec, &display_value(&value));
         self.values[i] = checked;
-        Ok(())
+        Ok(i)
     }
 
     /// An integer parameter (also Pow2); 0 for an unknown key or another type.
@@ -973,6 +1026,41 @@ impl Params {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn every_key_fits_in_a_key_set() {
+        assert!(PARAMS.len() <= KeySet::BITS as usize);
+    }
+
+    #[test]
+    fn a_recording_holds_exactly_the_keys_read() {
+        let p = Params::default();
+        let ((), read) = p.recording_reads(|p| {
+            let _ = p.int("n") + p.int("depth");
+            let _ = p.flag("nonexistent");
+        });
+        let expected = 1 << spec_index("n").unwrap() | 1 << spec_index("depth").unwrap();
+        assert_eq!(read, expected);
+    }
+
+    #[test]
+    fn a_nested_recording_adds_its_keys_to_the_outer_one() {
+        let p = Params::default();
+        let (inner, outer) = p.recording_reads(|p| {
+            let _ = p.int("n");
+            p.recording_reads(|p| p.float("gain")).1
+        });
+        let gain = 1 << spec_index("gain").unwrap();
+        assert_eq!(inner, gain);
+        assert_eq!(outer, gain | 1 << spec_index("n").unwrap());
+    }
+
+    #[test]
+    fn reads_outside_a_recording_are_not_kept() {
+        let p = Params::default();
+        let _ = p.int("n");
+        assert_eq!(p.recording_reads(|_| ()).1, 0);
+    }
 
     fn parse(q: &str) -> (Params, ViewParams, Vec<Notice>) {
         Params::from_query(q)

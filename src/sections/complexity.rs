@@ -103,15 +103,15 @@ pub struct MemoryAtN {
 
 impl ComplexityModel {
     pub fn new(state: UrlState) -> Self {
-        let p = state.params;
+        let p = state;
         let n = Memo::new(move |_| {
-            p.with(|p| p.int("ctx"))
+            p.tracked(|p| p.int("ctx"))
                 .clamp(MIN_CONTEXT as i64, MAX_CONTEXT as i64) as u64
         });
-        let dtype = Memo::new(move |_| p.with(|p| p.choice("dtype")));
-        let batch = Memo::new(move |_| p.with(|p| p.int("batch")).clamp(1, 64) as u32);
-        let log_axes = Memo::new(move |_| p.with(|p| p.choice("axes")) != "linear");
-        let config = Memo::new(move |_| p.with(config_from_params));
+        let dtype = Memo::new(move |_| p.tracked(|p| p.choice("dtype")));
+        let batch = Memo::new(move |_| p.tracked(|p| p.int("batch")).clamp(1, 64) as u32);
+        let log_axes = Memo::new(move |_| p.tracked(|p| p.choice("axes")) != "linear");
+        let config = Memo::new(move |_| p.tracked(config_from_params));
         Self {
             state,
             n,

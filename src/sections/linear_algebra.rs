@@ -334,18 +334,18 @@ pub struct LinearAlgebraModel {
 impl LinearAlgebraModel {
     /// Builds the memo graph from the URL state.
     pub fn new(state: UrlState) -> Self {
-        let p = state.params;
-        let n = Memo::new(move |_| p.with(|p| p.int("rn")).clamp(2, MAX_N as i64) as usize);
-        let requested_d_k = Memo::new(move |_| p.with(|p| p.int("rdk")).clamp(1, 256) as usize);
+        let p = state;
+        let n = Memo::new(move |_| p.tracked(|p| p.int("rn")).clamp(2, MAX_N as i64) as usize);
+        let requested_d_k = Memo::new(move |_| p.tracked(|p| p.int("rdk")).clamp(1, 256) as usize);
         let d_k = Memo::new(move |_| requested_d_k.get().min(n.get()));
-        let seed = Memo::new(move |_| p.with(|p| p.int("rseed")).max(0) as u64);
-        let show_a = Memo::new(move |_| p.with(|p| p.choice("rshow")) == "a");
+        let seed = Memo::new(move |_| p.tracked(|p| p.int("rseed")).max(0) as u64);
+        let show_a = Memo::new(move |_| p.tracked(|p| p.choice("rshow")) == "a");
         let score_on_screen = RwSignal::new(false);
         let scores = Memo::new(move |prev: Option<&ScoreRank>| match prev {
             Some(prev) if !score_on_screen.get() => prev.clone(),
             _ => score_rank(seed.get(), n.get(), d_k.get()),
         });
-        let k = Memo::new(move |_| (p.with(|p| p.int("rk")).max(1) as usize).min(n.get()));
+        let k = Memo::new(move |_| (p.tracked(|p| p.int("rk")).max(1) as usize).min(n.get()));
         // Memos over single keys first: a heavy memo that read the whole URL state would
         // recompute whenever any control on the page moved.
         let target_id = state.choice("target");
@@ -386,7 +386,7 @@ impl LinearAlgebraModel {
         });
         let approx = Memo::new(move |_| shown_answer.with(|a| a.approx.clone()));
         let errors = Memo::new(move |_| shown_answer.with(|a| relative_errors(&a.sigma)));
-        let requested_heads = Memo::new(move |_| p.with(|p| p.int("mhh")).clamp(1, 8) as usize);
+        let requested_heads = Memo::new(move |_| p.tracked(|p| p.int("mhh")).clamp(1, 8) as usize);
         let heads_on_screen = RwSignal::new(false);
         // The draws and projections do not depend on the split into heads: a change of h
         // only cuts them again.
@@ -419,10 +419,10 @@ impl LinearAlgebraModel {
             }
         });
         let lora_shape = Memo::new(move |_| {
-            p.with(|p| lora_shape(p.choice("lshape"), (p.int("lout"), p.int("lin"))))
+            p.tracked(|p| lora_shape(p.choice("lshape"), (p.int("lout"), p.int("lin"))))
         });
-        let lora_r = Memo::new(move |_| p.with(|p| p.int("lr")).clamp(1, 256) as u64);
-        let lora_bytes = Memo::new(move |_| element_bytes(p.with(|p| p.choice("ldtype"))));
+        let lora_r = Memo::new(move |_| p.tracked(|p| p.int("lr")).clamp(1, 256) as u64);
+        let lora_bytes = Memo::new(move |_| element_bytes(p.tracked(|p| p.choice("ldtype"))));
         let lora_decay = state.float("ldecay");
         let lora_errors = Memo::new(move |_| {
             let decay = lora_decay.get();

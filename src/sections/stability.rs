@@ -807,7 +807,7 @@ pub struct StabilityModel {
 impl StabilityModel {
     /// Builds the memo graph from the URL state.
     pub fn new(state: UrlState) -> Self {
-        let p = state.params;
+        let p = state;
         let wiring = |res: &'static str, norm: &'static str| {
             move |p: &crate::state::Params| Wiring {
                 residual: p.flag(res),
@@ -822,14 +822,14 @@ impl StabilityModel {
         Self {
             state,
             depth: Memo::new(move |_| {
-                p.with(|p| p.int("depth")).clamp(1, MAX_DEPTH as i64) as usize
+                p.tracked(|p| p.int("depth")).clamp(1, MAX_DEPTH as i64) as usize
             }),
-            weights: Memo::new(move |_| p.with(|p| p.choice("grad")) == "weight"),
-            rho: Memo::new(move |_| p.with(|p| p.float("rho"))),
-            requested_heads: Memo::new(move |_| p.with(|p| p.int("heads")).clamp(1, 4) as usize),
-            shape: Memo::new(move |_| p.with(|p| shape_from(p, w(p)))),
-            shape_a: Memo::new(move |_| p.with(|p| shape_from(p, wa(p)))),
-            shape_b: Memo::new(move |_| p.with(|p| shape_from(p, wb(p)))),
+            weights: Memo::new(move |_| p.tracked(|p| p.choice("grad")) == "weight"),
+            rho: Memo::new(move |_| p.tracked(|p| p.float("rho"))),
+            requested_heads: Memo::new(move |_| p.tracked(|p| p.int("heads")).clamp(1, 4) as usize),
+            shape: Memo::new(move |_| p.tracked(|p| shape_from(p, w(p)))),
+            shape_a: Memo::new(move |_| p.tracked(|p| shape_from(p, wa(p)))),
+            shape_b: Memo::new(move |_| p.tracked(|p| shape_from(p, wb(p)))),
             bank: StoredValue::new(WeightBank::default()),
             recent: StoredValue::new(RecentProfiles::default()),
             anticipating: StoredValue::new(false),
