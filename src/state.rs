@@ -1027,6 +1027,12 @@ impl Params {
 mod tests {
     use super::*;
 
+    /// The bit of a key in a [`KeySet`].
+    fn bit(key: &str) -> KeySet {
+        // Test only: called with keys of PARAMS; an unknown one fails the test here.
+        1 << spec_index(key).expect("a key of PARAMS")
+    }
+
     #[test]
     fn every_key_fits_in_a_key_set() {
         assert!(PARAMS.len() <= KeySet::BITS as usize);
@@ -1039,7 +1045,7 @@ mod tests {
             let _ = p.int("n") + p.int("depth");
             let _ = p.flag("nonexistent");
         });
-        let expected = 1 << spec_index("n").unwrap() | 1 << spec_index("depth").unwrap();
+        let expected = bit("n") | bit("depth");
         assert_eq!(read, expected);
     }
 
@@ -1050,9 +1056,9 @@ mod tests {
             let _ = p.int("n");
             p.recording_reads(|p| p.float("gain")).1
         });
-        let gain = 1 << spec_index("gain").unwrap();
+        let gain = bit("gain");
         assert_eq!(inner, gain);
-        assert_eq!(outer, gain | 1 << spec_index("n").unwrap());
+        assert_eq!(outer, gain | bit("n"));
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::math::backprop::{
 };
 use crate::math::softmax::{jacobian_summary, softmax, softmax_jacobian, JacobianSummary};
 use crate::state::Value;
-use crate::widgets::format::format_number;
+use crate::widgets::format::{format_number, whole};
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
     Readout, Scale, SeedField, Slider, Toggle, Tone,
@@ -204,10 +204,6 @@ fn sweep_csv(curve: &DkSweepCurve) -> String {
 
 fn alpha_format(x: f64) -> String {
     format_number(x, 3)
-}
-
-fn whole(x: f64) -> String {
-    format!("{}", x.round() as i64)
 }
 
 /// Controls shared by both figures: tokens, d_k, α, seed (÷√d_k only for `jacobian`).

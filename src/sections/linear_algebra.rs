@@ -21,7 +21,7 @@ use crate::math::rank::{
 use crate::math::stability::heads_dividing;
 use crate::offload::{decode_target, Job, TargetAnswer};
 use crate::sections::complexity::element_bytes;
-use crate::widgets::format::{format_bytes, format_number};
+use crate::widgets::format::{format_bytes, format_number, pending_or, pending_whole, whole};
 use crate::widgets::offload::{answer_now, submit};
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
@@ -459,10 +459,6 @@ impl LinearAlgebraModel {
     }
 }
 
-fn whole(x: f64) -> String {
-    format!("{}", x.round() as i64)
-}
-
 /// The relative error of the best rank-k approximation for k = 0…r, from r singular
 /// values ([`rank_k_relative_error`]); empty while there are none yet (nothing computed).
 fn relative_errors(sigma: &[f64]) -> Vec<f64> {
@@ -474,26 +470,8 @@ fn relative_errors(sigma: &[f64]) -> Vec<f64> {
         .collect()
 }
 
-/// A whole number, or "…" while it is being computed (NaN).
-fn pending_whole(x: f64) -> String {
-    if x.is_finite() {
-        whole(x)
-    } else {
-        "…".into()
-    }
-}
-
 fn pending_number(x: f64) -> String {
     pending_or(x, 4)
-}
-
-/// `x` to `sig` significant digits, or "…" while it is being computed (NaN).
-fn pending_or(x: f64, sig: usize) -> String {
-    if x.is_finite() {
-        format_number(x, sig)
-    } else {
-        "…".into()
-    }
 }
 
 fn one_decimal(x: f64) -> String {
@@ -1261,7 +1239,6 @@ mod tests {
     #[test]
     fn no_relative_error_is_claimed_before_any_singular_value_is_known() {
         assert!(relative_errors(&[]).is_empty());
-        assert_eq!(pending_or(f64::NAN, 3), "…");
     }
 
     fn spectrum_of_a(seed: u64, n: usize, d_k: usize) -> Spectrum {

@@ -20,7 +20,7 @@ use crate::math::stability::{
     NormPlacement, StackShape, Tape, WeightBank, Wiring, MAX_DEPTH, SWEEP_DEPTHS,
 };
 use crate::state::SEED_MAX;
-use crate::widgets::format::format_number;
+use crate::widgets::format::{format_number, pending_whole, whole};
 use crate::widgets::hooks::{idle_period, now_ms, run_now_then_spawn, yield_to_browser};
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Formula, Grid, Heatmap, Mark,
@@ -136,19 +136,6 @@ fn ratio_or_pending(norms: &[f64]) -> f64 {
         f64::NAN
     } else {
         bottom_to_top(norms).unwrap_or(f64::INFINITY)
-    }
-}
-
-fn whole(x: f64) -> String {
-    format!("{}", x.round() as i64)
-}
-
-/// A whole number, or "…" while there is none yet (NaN).
-fn whole_or_pending(x: f64) -> String {
-    if x.is_finite() {
-        whole(x)
-    } else {
-        "…".into()
     }
 }
 
@@ -1055,33 +1042,24 @@ pub fn GradientFlowFigure(
             "input"
         }
     };
-    let summary = Signal::derive(move || {
-        if norms.with(Vec::is_empty) {
-            return format!(
-                "The stack of {} blocks is still being computed.",
-                model.depth.get()
-            );
-        }
-        format!(
-            "Strip of {} layers coloured by log₁₀ of the {} gradient norm; bottom over top = {}.",
-            norms.with(|n| n.len()),
-            which(),
-            ratio_format(ratio.get())
-        )
+    // What the strip and the curve say: `shown` once a profile is there, the same
+    // waiting sentence for both until then.
+    let described = move |shown: fn(&str, usize, String) -> String| {
+        Signal::derive(move || {
+            if norms.with(Vec::is_empty) {
+                return format!(
+                    "The stack of {} blocks is still being computed.",
+                    model.depth.get()
+                );
+            }
+            shown(which(), norms.with(Vec::len), ratio_format(ratio.get()))
+        })
+    };
+    let summary = described(|which, layers, ratio| {
+        format!("Strip of {layers} layers coloured by log₁₀ of the {which} gradient norm; bottom over top = {ratio}.")
     });
-    let curve_summary = Signal::derive(move || {
-        if norms.with(Vec::is_empty) {
-            return format!(
-                "The stack of {} blocks is still being computed.",
-                model.depth.get()
-            );
-        }
-        format!(
-            "Curve of the {} gradient norm at each of {} layers, on a log scale; bottom over top = {}.",
-            which(),
-            norms.with(|n| n.len()),
-            ratio_format(ratio.get())
-        )
+    let curve_summary = described(|which, layers, ratio| {
+        format!("Curve of the {which} gradient norm at each of {layers} layers, on a log scale; bottom over top = {ratio}.")
     });
     // A memo: the chart redraws only when what it draws changes, not on every input.
     let spec = Memo::new(move |_| {
@@ -1145,7 +1123,7 @@ pub fn GradientFlowFigure(
             <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 max_width=760.0 />
             <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=ratio_format />
-                <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map_or(f64::NAN, |(d, _)| *d as f64))) format=whole_or_pending />
+                <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map_or(f64::NAN, |(d, _)| *d as f64))) format=pending_whole />
                 <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=norm_format />
                 <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=norm_format />
             </div>
@@ -1736,12 +1714,6 @@ mod tests {
     fn chart_with_a_profile_spans_its_layers_not_the_depth_asked_for() {
         let spec = profile_chart(&[("x".into(), &[1.0, 2.0, 3.0], Tone::Blue)], None, || 32);
         assert_eq!((spec.x.min, spec.x.max), (-0.5, 2.5));
-    }
-
-    #[test]
-    fn a_depth_not_known_yet_reads_as_pending() {
-        assert_eq!(whole_or_pending(f64::NAN), "…");
-        assert_eq!(whole_or_pending(32.0), "32");
     }
 
     #[test]

@@ -93,9 +93,40 @@ pub fn tick_label(x: f64) -> String {
     format_number(x, 2)
 }
 
+/// A number rounded to a whole one ("32").
+pub fn whole(x: f64) -> String {
+    format!("{}", x.round() as i64)
+}
+
+/// A whole number, or "…" while it is being computed (NaN).
+pub fn pending_whole(x: f64) -> String {
+    if x.is_finite() {
+        whole(x)
+    } else {
+        "…".into()
+    }
+}
+
+/// `x` to `sig` significant digits, or "…" while it is being computed (NaN).
+pub fn pending_or(x: f64, sig: usize) -> String {
+    if x.is_finite() {
+        format_number(x, sig)
+    } else {
+        "…".into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_not_known_yet_reads_as_pending() {
+        assert_eq!(pending_whole(f64::NAN), "…");
+        assert_eq!(pending_whole(32.0), "32");
+        assert_eq!(pending_or(f64::NAN, 3), "…");
+        assert_eq!(pending_or(0.28153, 3), "0.282");
+    }
 
     #[test]
     fn formats_by_hand() {
