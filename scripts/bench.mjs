@@ -16,6 +16,9 @@ const DRAG_GAINS = [0.7, 0.75, 0.8, 0.85, 0.9, 0.95, 1, 1.05, 1.1, 1.15, 1.2, 1.
 // round again (each also leaves its anticipated neighbours), so a `ready` change here is a
 // step computed ahead in idle time, not a revisit.
 const EVERY_GAIN = Array.from({ length: 36 }, (_, i) => Math.round((0.25 + 0.05 * i) * 100) / 100);
+// A fast drag: every other gain (the pointer moves two steps a frame), one change per
+// frame (a pause of 16 ms after each has drawn), upwards round and round.
+const FAST_DRAG_GAINS = Array.from({ length: 18 }, (_, i) => Math.round((0.25 + 0.1 * i) * 100) / 100);
 const NEW_SEEDS = Array.from({ length: 400 }, (_, i) => 100 + i);
 
 // For each figure, the controls to move, the slider positions to alternate between, and
@@ -49,6 +52,7 @@ const CASES = [
   { figure: 'gradient-flow', control: 'depth', positions: [31, 33], query: '', label: 'default, revisiting two depths (profiles kept)' },
   { figure: 'gradient-flow', control: 'gain', positions: DRAG_GAINS, query: '', label: 'default (a drag 0.70…1.30 and back)' },
   { figure: 'gradient-flow', control: 'gain', positions: EVERY_GAIN, query: '', label: 'default (every gain 0.25…2 in turn)' },
+  { figure: 'gradient-flow', control: 'gain', positions: FAST_DRAG_GAINS, pauseMs: 16, query: '', label: 'default (a fast drag: every other gain 0.25…1.95, one a frame)' },
   { figure: 'gradient-flow', control: 'res', positions: [], query: '', label: 'default (residual on and off: two states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'norm', positions: ['post', 'pre', 'none'], query: '', event: 'change', label: 'default (norm placement: three states, kept after the first visit)' },
   { figure: 'gradient-flow', control: 'sseed', positions: NEW_SEEDS, query: '', event: 'change', label: 'default (new seed: every weight drawn again)' },

@@ -283,7 +283,8 @@ pub fn worth_anticipating(key: &(StackShape, usize)) -> bool {
 
 /// The stacks a reader is likely to ask for next, after `previous` then `key`: one step
 /// of the gain slider and of the depth slider either side, the slider that moved last
-/// first, in the direction it moved.
+/// first, in the direction it moved, and for that slider also the step after next in
+/// that direction (a fast drag skips values: the pointer moves several steps a frame).
 pub fn likely_next(
     key: &(StackShape, usize),
     previous: Option<&(StackShape, usize)>,
@@ -299,12 +300,20 @@ pub fn likely_next(
         )
     };
     let (up, down) = gains_beside(shape.gain);
-    let gains: Vec<_> = [up, down].into_iter().flatten().map(with_gain).collect();
-    let depths: Vec<_> = [depth + 1, depth.saturating_sub(1)]
-        .into_iter()
-        .filter(|l| (1..=MAX_DEPTH).contains(l))
-        .map(|l| (shape.clone(), l))
-        .collect();
+    let gain_steps = SliderSteps {
+        up: [up, up.and_then(|g| gains_beside(g).0)],
+        down: [down, down.and_then(|g| gains_beside(g).1)],
+    }
+    .map(with_gain);
+    let depth_at = |l: usize| (1..=MAX_DEPTH).contains(&l).then_some(l);
+    let depth_steps = SliderSteps {
+        up: [depth_at(depth + 1), depth_at(depth + 2)],
+        down: [
+            depth.checked_sub(1).and_then(depth_at),
+            depth.checked_sub(2).and_then(depth_at),
+        ],
+    }
+    .map(|l| (shape.clone(), l));
     let moved_gain = previous.and_then(|(p, l)| {
         let same_but_gain = StackShape {
             gain: shape.gain,
@@ -313,18 +322,46 @@ pub fn likely_next(
         (same_but_gain && l == depth && p.gain != shape.gain).then_some(p.gain < shape.gain)
     });
     let moved_depth = previous.and_then(|(p, l)| (p == shape && l != depth).then_some(l < depth));
-    // Both lists run upward first; the slider that moved lists its values toward the
-    // direction it moved first.
-    let toward = |mut side: Vec<(StackShape, usize)>, upward: bool| {
-        if !upward {
-            side.reverse();
-        }
-        side
-    };
     match (moved_gain, moved_depth) {
-        (_, Some(upward)) => [toward(depths, upward), gains].concat(),
-        (Some(upward), _) => [toward(gains, upward), depths].concat(),
-        (None, None) => [gains, depths].concat(),
+        (_, Some(upward)) => [depth_steps.ahead(upward), gain_steps.beside()].concat(),
+        (Some(upward), _) => [gain_steps.ahead(upward), depth_steps.beside()].concat(),
+        (None, None) => [gain_steps.beside(), depth_steps.beside()].concat(),
+    }
+}
+
+/// A slider's values one and two steps above and below the one shown (None past its
+/// ends).
+struct SliderSteps<T> {
+    up: [Option<T>; 2],
+    down: [Option<T>; 2],
+}
+
+impl<T> SliderSteps<T> {
+    fn map<U>(self, f: impl Fn(T) -> U) -> SliderSteps<U> {
+        let [u1, u2] = self.up;
+        let [d1, d2] = self.down;
+        SliderSteps {
+            up: [u1.map(&f), u2.map(&f)],
+            down: [d1.map(&f), d2.map(&f)],
+        }
+    }
+
+    /// One step either side, upward first: for a slider that did not move last.
+    fn beside(self) -> Vec<T> {
+        let [u1, _] = self.up;
+        let [d1, _] = self.down;
+        [u1, d1].into_iter().flatten().collect()
+    }
+
+    /// For the slider that moved last: one step, then two, in the direction it moved
+    /// (`upward`), then one step back.
+    fn ahead(self, upward: bool) -> Vec<T> {
+        let ([a1, a2], [b1, _]) = if upward {
+            (self.up, self.down)
+        } else {
+            (self.down, self.up)
+        };
+        [a1, a2, b1].into_iter().flatten().collect()
     }
 }
 
@@ -1517,11 +1554,51 @@ mod tests {
     #[test]
     fn the_slider_that_moved_is_anticipated_first_in_the_direction_it_moved() {
         let down_gain = likely_next(&at_gain(0.9, 32), Some(&at_gain(0.95, 32)));
-        assert_eq!(gains_and_depths(&down_gain)[..2], [(0.85, 32), (0.95, 32)]);
+        assert_eq!(
+            gains_and_depths(&down_gain)[..3],
+            [(0.85, 32), (0.8, 32), (0.95, 32)]
+        );
         let up_depth = likely_next(&at_gain(1.0, 33), Some(&at_gain(1.0, 32)));
-        assert_eq!(gains_and_depths(&up_depth)[..2], [(1.0, 34), (1.0, 32)]);
+        assert_eq!(
+            gains_and_depths(&up_depth)[..3],
+            [(1.0, 34), (1.0, 35), (1.0, 32)]
+        );
         let down_depth = likely_next(&at_gain(1.0, 31), Some(&at_gain(1.0, 32)));
-        assert_eq!(gains_and_depths(&down_depth)[..2], [(1.0, 30), (1.0, 32)]);
+        assert_eq!(
+            gains_and_depths(&down_depth)[..3],
+            [(1.0, 30), (1.0, 29), (1.0, 32)]
+        );
+    }
+
+    #[test]
+    fn the_slider_that_moved_has_its_step_after_next_anticipated_and_the_other_one_step() {
+        // Two steps of the slider that moved (a fast drag skips values), one back; the
+        // other slider one step either side.
+        let up_gain = likely_next(&at_gain(1.05, 32), Some(&at_gain(1.0, 32)));
+        assert_eq!(
+            gains_and_depths(&up_gain),
+            vec![(1.1, 32), (1.15, 32), (1.0, 32), (1.05, 33), (1.05, 31)]
+        );
+        // The step after next is the slider's value as parsed ("1.15"), not 1.05 + 2 × 0.05.
+        assert_ne!(1.05 + 2.0 * GAIN_STEP, 1.15);
+    }
+
+    #[test]
+    fn the_step_after_next_stays_within_the_sliders_ranges() {
+        let near_top = likely_next(&at_gain(1.95, 32), Some(&at_gain(1.9, 32)));
+        assert_eq!(
+            gains_and_depths(&near_top)[..2],
+            [(2.0, 32), (1.9, 32)],
+            "no gain past 2"
+        );
+        let near_bottom = likely_next(&at_gain(1.0, 2), Some(&at_gain(1.0, 3)));
+        assert_eq!(
+            gains_and_depths(&near_bottom)[..2],
+            [(1.0, 1), (1.0, 3)],
+            "no depth below 1"
+        );
+        let at_deepest = likely_next(&at_gain(1.0, MAX_DEPTH), Some(&at_gain(1.0, MAX_DEPTH - 1)));
+        assert_eq!(gains_and_depths(&at_deepest)[0], (1.0, MAX_DEPTH - 1));
     }
 
     #[test]
@@ -1598,11 +1675,11 @@ mod tests {
     fn after_a_slider_step_the_sliders_come_first_and_the_next_seed_last() {
         let order = anticipation_order(&at_gain(1.05, 32), Some(&at_gain(1.0, 32)));
         assert_eq!(
-            gains_and_depths(&order[..4]),
-            vec![(1.1, 32), (1.0, 32), (1.05, 33), (1.05, 31)]
+            gains_and_depths(&order[..5]),
+            vec![(1.1, 32), (1.15, 32), (1.0, 32), (1.05, 33), (1.05, 31)]
         );
-        assert_ne!(order[7].0.seed, order[0].0.seed);
-        assert_eq!(order.len(), 8);
+        assert_ne!(order[8].0.seed, order[0].0.seed);
+        assert_eq!(order.len(), 9);
     }
 
     #[test]
