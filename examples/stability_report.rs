@@ -2,7 +2,8 @@
 //! bottom-to-top gradient ratio and the time taken. `cargo run --release --example stability_report`.
 use std::time::Instant;
 
-use handwave::math::stability::{gradient_profile, NormPlacement, StackShape, Wiring};
+use handwave::math::stability::reference::gradient_profile;
+use handwave::math::stability::{NormPlacement, StackShape, Wiring};
 
 fn main() {
     let wirings = [

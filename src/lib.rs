@@ -1,8 +1,22 @@
 //! handwave: an explorable explanation of the mathematics underneath the transformer.
 //!
-//! `math` is the pure core (no web types). `state` owns the URL. `widgets` are reusable
-//! components, `sections` compose them with the math, one file per pass, and `app` is the
-//! page shell and the embed view.
+//! The modules are layers that import one way only (a test, tests/layers.rs, holds the
+//! rule):
+//!
+//! ```text
+//! math  ←  state  ←  widgets  ←  passes  ←  app        (binaries on top: main, worker)
+//! ```
+//!
+//! - [`math`]: the pure core, no web types, tested natively;
+//! - [`state`]: the URL-state table, its parsing and writing, the reactive store;
+//! - [`widgets`]: reusable components and the browser plumbing behind them;
+//! - [`passes`]: one folder per pass (its prose, model and figures), and the loader of the
+//!   passes that arrive as modules of their own;
+//! - [`app`]: the page shell and the embed view.
+//!
+//! Beside them, at the bottom: [`formulas`] (KaTeX markup rendered at build time),
+//! [`katex_css`] (KaTeX's style sheet cut to what the formulas use) and [`heap`] (the
+//! allocator the page's binary counts its live bytes with).
 
 pub mod formulas {
     //! KaTeX markup rendered at build time by build.rs from src/formulas_tex.rs.
@@ -44,7 +58,6 @@ pub mod katex_css {
 pub mod app;
 pub mod heap;
 pub mod math;
-pub mod offload;
-pub mod sections;
+pub mod passes;
 pub mod state;
 pub mod widgets;

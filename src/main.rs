@@ -28,7 +28,7 @@ pub async fn time_gradient_stack(depth: u32, reps: u32) -> f64 {
 fn main() {
     console_error_panic_hook::set_once();
     remove_boot_notice();
-    handwave::sections::lazy::register_pass_loaders(split_points::loaders());
+    handwave::passes::lazy::register_pass_loaders(split_points::loaders());
     leptos::mount::mount_to_body(handwave::app::App);
 }
 

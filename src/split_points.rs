@@ -1,11 +1,11 @@
 //! The page binary's split points: one lazily loaded module per pass (see
-//! `handwave::sections::lazy` for why they live in the binary, and scripts/page-wasm.sh
+//! `handwave::passes::lazy` for why they live in the binary, and scripts/page-wasm.sh
 //! for how the binary is split). Each function is moved, with every piece of code only it
 //! reaches, into `split_passN.wasm`; a first call fetches that module, and a module that
 //! cannot be fetched is an `Err`, never a panic (`fallible`).
 
-use handwave::sections::lazy::{LazyPass, PassLoadError, PassLoaders};
-use handwave::sections::{complexity, linear_algebra, stability};
+use handwave::passes::lazy::{LazyPass, PassLoadError, PassLoaders};
+use handwave::passes::{complexity, linear_algebra, stability};
 use leptos::prelude::*;
 use leptos::wasm_split::{wasm_split, SplitLoaderError};
 

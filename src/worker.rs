@@ -1,6 +1,6 @@
 //! The second binary Trunk builds: a dedicated Web Worker that answers Pass 3's heavy
-//! requests ([`handwave::offload::respond`]) so the page's main thread never blocks on them.
-use handwave::offload::{respond, JobCache, READY};
+//! requests ([`handwave::math::jobs::respond`]) so the page's main thread never blocks on them.
+use handwave::math::jobs::{respond, JobCache, READY};
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 use web_sys::{DedicatedWorkerGlobalScope, MessageEvent};

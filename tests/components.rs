@@ -308,7 +308,7 @@ async fn wait_for_value(root: &HtmlElement, selector: &str, ok: impl Fn(&str) ->
 async fn score_rank_figure_reads_out_rank_at_most_dk() {
     let root = container();
     let _handle = leptos::mount::mount_to(root.clone(), || {
-        handwave::sections::linear_algebra::figure("score-rank", true)
+        handwave::passes::linear_algebra::figure("score-rank", true)
     });
     let rank_s = wait_for_value(&root, "[data-readout=rank-s]", |v| !v.is_empty()).await;
     assert_eq!(rank_s, "4", "default d_k = 4");
@@ -326,7 +326,7 @@ async fn score_rank_figure_reads_out_rank_at_most_dk() {
 async fn gradient_flow_figure_computes_the_stack_off_the_event() {
     let root = container();
     let _handle = leptos::mount::mount_to(root.clone(), || {
-        handwave::sections::stability::figure("gradient-flow", true)
+        handwave::passes::stability::figure("gradient-flow", true)
     });
     // It computes only on screen.
     root.scroll_into_view();
@@ -348,7 +348,7 @@ async fn gradient_flow_figure_computes_the_stack_off_the_event() {
 
 #[wasm_bindgen_test]
 async fn work_started_now_runs_to_its_first_wait_before_returning() {
-    use handwave::widgets::hooks::{run_now_then_spawn, yield_to_browser};
+    use handwave::widgets::timing::{run_now_then_spawn, yield_to_browser};
     use std::cell::Cell;
     use std::rc::Rc;
     // Mounting starts Leptos's executor, which the rest of the task is handed to.
@@ -367,7 +367,7 @@ async fn work_started_now_runs_to_its_first_wait_before_returning() {
 
 #[wasm_bindgen_test]
 async fn work_started_now_inside_an_effect_does_not_subscribe_it() {
-    use handwave::widgets::hooks::run_now_then_spawn;
+    use handwave::widgets::timing::run_now_then_spawn;
     let _handle = leptos::mount::mount_to(container(), || view! { <span></span> });
     let (read_in_task, set_read_in_task) = signal(0);
     let runs = StoredValue::new(0);
@@ -413,7 +413,8 @@ fn thin_products_in_wasm_simd_equal_the_materialised_product() {
 
 #[wasm_bindgen_test]
 fn a_default_stack_gives_the_gradient_norms_computed_natively() {
-    use handwave::math::stability::{gradient_profile, StackShape, Wiring};
+    use handwave::math::stability::reference::gradient_profile;
+    use handwave::math::stability::{StackShape, Wiring};
     // Six blocks of the default stack (d_model 32, 2 heads, 8 tokens, gain 1, seed 1,
     // pre-norm), as computed by the native build (x86_64) at stop 16: the browser's SIMD
     // products and its own libm must agree to rounding.

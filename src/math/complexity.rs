@@ -29,9 +29,9 @@ impl MlpKind {
 }
 
 /// A decoder-only transformer's shape.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[derive(Clone, Copy, Debug, PartialEq, Serialize)]
 pub struct ModelConfig {
-    pub name: String,
+    pub name: &'static str,
     pub layers: u32,
     pub d_model: u32,
     /// Query heads.
@@ -110,25 +110,24 @@ impl ModelConfig {
     }
 }
 
-/// Published configurations. Sources: the `config.json` of each model's release on the
-/// Hugging Face hub (openai-community/gpt2; meta-llama/Llama-2-7b-hf;
-/// meta-llama/Meta-Llama-3-8B; meta-llama/Meta-Llama-3-70B; mistralai/Mistral-7B-v0.1),
-/// fields n_layer/num_hidden_layers, n_embd/hidden_size, n_head/num_attention_heads,
-/// num_key_value_heads, intermediate_size (GPT-2: n_inner = 4·n_embd), vocab_size,
-/// tie_word_embeddings, n_ctx/max_position_embeddings, sliding_window.
-pub fn presets() -> Vec<(&'static str, ModelConfig)> {
-    let cfg = |name: &str,
-               layers,
-               d_model,
-               heads,
-               kv_heads,
-               d_ff,
-               mlp,
-               vocab,
-               tied,
-               max_context,
-               window| ModelConfig {
-        name: name.to_string(),
+/// A published configuration: name, layers, d_model, heads, kv_heads, d_ff, MLP, vocab,
+/// tied embeddings, context, sliding window (d_head = d_model / heads).
+#[allow(clippy::too_many_arguments)]
+const fn published(
+    name: &'static str,
+    layers: u32,
+    d_model: u32,
+    heads: u32,
+    kv_heads: u32,
+    d_ff: u32,
+    mlp: MlpKind,
+    vocab: u32,
+    tied_embeddings: bool,
+    max_context: u64,
+    sliding_window: Option<u64>,
+) -> ModelConfig {
+    ModelConfig {
+        name,
         layers,
         d_model,
         heads,
@@ -137,93 +136,92 @@ pub fn presets() -> Vec<(&'static str, ModelConfig)> {
         d_ff,
         mlp,
         vocab,
-        tied_embeddings: tied,
+        tied_embeddings,
         max_context,
-        sliding_window: window,
-    };
-    vec![
-        (
-            "gpt2",
-            cfg(
-                "GPT-2 small",
-                12,
-                768,
-                12,
-                12,
-                3072,
-                MlpKind::Gelu,
-                50_257,
-                true,
-                1024,
-                None,
-            ),
-        ),
-        (
-            "llama2-7b",
-            cfg(
-                "Llama-2-7B",
-                32,
-                4096,
-                32,
-                32,
-                11_008,
-                MlpKind::SwiGlu,
-                32_000,
-                false,
-                4096,
-                None,
-            ),
-        ),
-        (
-            "llama3-8b",
-            cfg(
-                "Llama-3-8B",
-                32,
-                4096,
-                32,
-                8,
-                14_336,
-                MlpKind::SwiGlu,
-                128_256,
-                false,
-                8192,
-                None,
-            ),
-        ),
-        (
-            "llama3-70b",
-            cfg(
-                "Llama-3-70B",
-                80,
-                8192,
-                64,
-                8,
-                28_672,
-                MlpKind::SwiGlu,
-                128_256,
-                false,
-                8192,
-                None,
-            ),
-        ),
-        (
-            "mistral-7b",
-            cfg(
-                "Mistral-7B",
-                32,
-                4096,
-                32,
-                8,
-                14_336,
-                MlpKind::SwiGlu,
-                32_000,
-                false,
-                32_768,
-                Some(4096),
-            ),
-        ),
-    ]
+        sliding_window,
+    }
 }
+
+// Published configurations. Sources: the `config.json` of each model's release on the
+// Hugging Face hub (openai-community/gpt2; meta-llama/Llama-2-7b-hf;
+// meta-llama/Meta-Llama-3-8B; meta-llama/Meta-Llama-3-70B; mistralai/Mistral-7B-v0.1),
+// fields n_layer/num_hidden_layers, n_embd/hidden_size, n_head/num_attention_heads,
+// num_key_value_heads, intermediate_size (GPT-2: n_inner = 4·n_embd), vocab_size,
+// tie_word_embeddings, n_ctx/max_position_embeddings, sliding_window.
+
+/// GPT-2 small.
+pub const GPT2_SMALL: ModelConfig = published(
+    "GPT-2 small",
+    12,
+    768,
+    12,
+    12,
+    3072,
+    MlpKind::Gelu,
+    50_257,
+    true,
+    1024,
+    None,
+);
+/// Llama-2-7B.
+pub const LLAMA2_7B: ModelConfig = published(
+    "Llama-2-7B",
+    32,
+    4096,
+    32,
+    32,
+    11_008,
+    MlpKind::SwiGlu,
+    32_000,
+    false,
+    4096,
+    None,
+);
+/// Llama-3-8B (grouped-query attention, 8 KV heads).
+pub const LLAMA3_8B: ModelConfig = published(
+    "Llama-3-8B",
+    32,
+    4096,
+    32,
+    8,
+    14_336,
+    MlpKind::SwiGlu,
+    128_256,
+    false,
+    8192,
+    None,
+);
+/// Llama-3-70B (grouped-query attention, 8 KV heads).
+pub const LLAMA3_70B: ModelConfig = published(
+    "Llama-3-70B",
+    80,
+    8192,
+    64,
+    8,
+    28_672,
+    MlpKind::SwiGlu,
+    128_256,
+    false,
+    8192,
+    None,
+);
+/// Mistral-7B (grouped-query attention and a 4096-token sliding window).
+pub const MISTRAL_7B: ModelConfig = published(
+    "Mistral-7B",
+    32,
+    4096,
+    32,
+    8,
+    14_336,
+    MlpKind::SwiGlu,
+    32_000,
+    false,
+    32_768,
+    Some(4096),
+);
+
+/// Every published configuration.
+pub const PRESETS: [ModelConfig; 5] = [GPT2_SMALL, LLAMA2_7B, LLAMA3_8B, LLAMA3_70B, MISTRAL_7B];
 
 /// Bytes of one layer's materialised attention scores (or probabilities) for batch b and
 /// context n at e bytes per element: b · heads · n² · e.
@@ -447,12 +445,15 @@ mod tests {
     }
 
     fn preset(id: &str) -> ModelConfig {
-        presets()
-            .into_iter()
-            .find(|(k, _)| *k == id)
-            .map(|(_, c)| c)
-            // Test only: called with ids of the built-in presets.
-            .expect("preset exists")
+        match id {
+            "gpt2" => GPT2_SMALL,
+            "llama2-7b" => LLAMA2_7B,
+            "llama3-8b" => LLAMA3_8B,
+            "llama3-70b" => LLAMA3_70B,
+            "mistral-7b" => MISTRAL_7B,
+            // Test only: called with the ids above.
+            other => panic!("no preset {other}"),
+        }
     }
 
     #[test]
@@ -525,7 +526,7 @@ mod tests {
 
     #[test]
     fn crossover_satisfies_its_defining_equation() {
-        for (_, cfg) in presets() {
+        for cfg in PRESETS {
             let n = attention_crossover(&cfg);
             let hd = cfg.attention_width();
             let per_token = layer_flops(&cfg, 1);
@@ -571,7 +572,7 @@ mod tests {
             cfg.validate(),
             Err(ConfigError::MoreKvHeadsThanHeads { .. })
         ));
-        for (_, cfg) in presets() {
+        for cfg in PRESETS {
             assert_eq!(cfg.validate(), Ok(()), "{}", cfg.name);
         }
     }

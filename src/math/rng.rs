@@ -5,6 +5,7 @@
 //! each key, each Monte-Carlo sample) draw from their own stream and adding a token never
 //! changes the tokens already drawn. Gaussian variates use `rand_distr`'s ziggurat.
 
+use nalgebra::DMatrix;
 use rand::{Rng, SeedableRng};
 use rand_distr::{ChiSquared, Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
@@ -39,6 +40,14 @@ pub fn next_seed(seed: u64, max: u64) -> u64 {
     } else {
         drawn
     }
+}
+
+/// A `rows` × `cols` matrix of independent N(0, 1) draws from stream `path` of `seed`,
+/// filled column by column (the order `DMatrix::from_fn` visits entries in, tested).
+pub fn gaussian_matrix(seed: u64, path: &[u64], rows: usize, cols: usize) -> DMatrix<f64> {
+    let mut entries = vec![0.0; rows * cols];
+    SeededStream::new(seed, path).fill_standard_normal(&mut entries);
+    DMatrix::from_vec(rows, cols, entries)
 }
 
 impl SeededStream {
@@ -87,6 +96,17 @@ impl SeededStream {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_gaussian_matrix_holds_its_stream_column_by_column() {
+        let mut s = SeededStream::new(5, &[1, 2]);
+        let expected = DMatrix::from_fn(7, 3, |_, _| s.standard_normal());
+        let drawn = gaussian_matrix(5, &[1, 2], 7, 3);
+        assert!(expected
+            .iter()
+            .zip(drawn.iter())
+            .all(|(a, b)| a.to_bits() == b.to_bits()));
+    }
 
     #[test]
     fn same_seed_and_path_give_the_same_numbers() {

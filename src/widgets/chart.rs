@@ -9,9 +9,12 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
+use super::canvas::{fit_canvas, mark_drawn};
 use super::format::tick_label;
-use super::hooks::{css_rgb, fit_canvas, mark_drawn, now_ms, use_element_width, Palette};
-use crate::app::use_palette;
+use super::observers::use_element_width;
+use super::palette::use_palette;
+use super::palette::{css_rgb, Palette};
+use super::timing::now_ms;
 
 /// A named colour of the theme (CSS custom properties `--c-*`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

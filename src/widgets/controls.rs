@@ -6,9 +6,9 @@
 
 use leptos::prelude::*;
 
-use super::format::format_number;
+use super::format::whole_or_three_digits;
 use crate::math::rng::next_seed;
-use crate::state::{round_significant, SEED_MAX};
+use crate::state::{float_range, int_range, pow2_range, round_significant, ChoiceList, SEED_MAX};
 
 /// How a slider's position maps to its value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -34,6 +34,41 @@ pub enum Scale {
 }
 
 impl Scale {
+    /// Whole steps of `step` over the range the parameter table gives `key`.
+    pub fn linear_of(key: &str, step: f64) -> Scale {
+        let (min, max) = float_range(key);
+        Scale::Linear { min, max, step }
+    }
+
+    /// The powers of two the parameter table allows `key`.
+    pub fn pow2_of(key: &str) -> Scale {
+        let (min_exp, max_exp) = pow2_range(key);
+        Scale::Pow2 { min_exp, max_exp }
+    }
+
+    /// A log scale over the range the parameter table gives `key`, `per_decade` positions
+    /// a decade, values rounded to `digits` significant digits.
+    pub fn log_of(key: &str, per_decade: u32, digits: i32) -> Scale {
+        let (min, max) = float_range(key);
+        Scale::Log {
+            min,
+            max,
+            per_decade,
+            digits,
+        }
+    }
+
+    /// Whole numbers of `key`'s range on a log₂ scale, `per_octave` positions an octave
+    /// (the range's ends are powers of two).
+    pub fn log2_of(key: &str, per_octave: u32) -> Scale {
+        let (min, max) = int_range(key);
+        Scale::Log2 {
+            min_exp: (min.max(1) as f64).log2().round() as u32,
+            max_exp: (max.max(1) as f64).log2().round() as u32,
+            per_octave,
+        }
+    }
+
     /// The range input's (min, max, step) in position space.
     pub fn input_range(&self) -> (f64, f64, f64) {
         match *self {
@@ -114,15 +149,6 @@ impl Scale {
     }
 }
 
-/// Whole numbers as integers, anything else to three significant digits.
-fn plain(x: f64) -> String {
-    if x.fract() == 0.0 && x.abs() < 1e6 {
-        format!("{}", x as i64)
-    } else {
-        format_number(x, 3)
-    }
-}
-
 /// A labelled range slider showing its value and unit.
 #[component]
 pub fn Slider(
@@ -135,7 +161,7 @@ pub fn Slider(
     #[prop(into)]
     scale: Signal<Scale>,
     #[prop(default = "")] unit: &'static str,
-    #[prop(default = plain)] format: fn(f64) -> String,
+    #[prop(default = whole_or_three_digits)] format: fn(f64) -> String,
     /// Distinguishes two instances of the same control on one page.
     #[prop(default = "")]
     instance: &'static str,
@@ -199,12 +225,13 @@ pub fn Toggle(
     }
 }
 
-/// A labelled drop-down of fixed options (value, visible text).
+/// A labelled drop-down of a choice's options (their ids and labels, from
+/// [`crate::state::choices`]).
 #[component]
 pub fn Select(
     key: &'static str,
     label: &'static str,
-    options: &'static [(&'static str, &'static str)],
+    options: &'static dyn ChoiceList,
     #[prop(into)] value: Signal<&'static str>,
     on_change: Callback<&'static str>,
     #[prop(default = "")] instance: &'static str,
@@ -218,15 +245,14 @@ pub fn Select(
                 data-control=key
                 prop:value=move || value.get()
                 on:change=move |ev| {
-                    let chosen = event_target_value(&ev);
-                    if let Some((v, _)) = options.iter().find(|(v, _)| *v == chosen) {
-                        on_change.run(v);
+                    if let Some(id) = options.find(&event_target_value(&ev)) {
+                        on_change.run(id);
                     }
                 }
             >
-                {options
-                    .iter()
-                    .map(|(v, text)| view! { <option value=*v selected=move || value.get() == *v>{*text}</option> })
+                {(0..options.len())
+                    .map(|i| (options.id(i), options.label(i)))
+                    .map(|(id, text)| view! { <option value=id selected=move || value.get() == id>{text}</option> })
                     .collect_view()}
             </select>
         </div>

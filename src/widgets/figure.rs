@@ -7,8 +7,10 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::{HtmlAnchorElement, HtmlCanvasElement, HtmlElement};
 
-use super::hooks::{css_rgb, device_pixel_ratio, Palette};
-use crate::app::{page_base_url, use_url_state};
+use super::canvas::device_pixel_ratio;
+use super::location::page_base_url;
+use super::palette::{css_rgb, Palette};
+use crate::state::use_url_state;
 
 /// Which text the share box shows.
 #[derive(Clone, Debug, PartialEq)]
@@ -149,7 +151,7 @@ pub fn Figure(
 ) -> impl IntoView {
     let root = NodeRef::<html::Figure>::new();
     if let Some(signal) = on_screen {
-        super::hooks::observe_on_screen(root, signal);
+        super::observers::observe_on_screen(root, signal);
     }
     let state = use_url_state();
     let (shared, set_shared) = signal(None::<Shared>);

@@ -1,4 +1,6 @@
-//! Number formatting for readouts, captions and axes (pure).
+//! Number formatting for readouts, captions, sliders and axes (pure). Every formatter of
+//! the page is here, named after what it prints; a readout or slider takes one of them as
+//! its `format`.
 
 /// A number with `sig` significant digits, switching to scientific notation written as
 /// in print, "1.41×10⁻¹¹" (superscript exponent), outside 10⁻³…10⁵. Non-finite values
@@ -116,6 +118,72 @@ pub fn pending_or(x: f64, sig: usize) -> String {
     }
 }
 
+/// Three significant digits ("1.25", "0.0501").
+pub fn three_digits(x: f64) -> String {
+    format_number(x, 3)
+}
+
+/// Two significant digits ("1.0", "0.50").
+pub fn two_digits(x: f64) -> String {
+    format_number(x, 2)
+}
+
+/// Four significant digits, or "…" while the value is being computed (NaN).
+pub fn pending_four_digits(x: f64) -> String {
+    pending_or(x, 4)
+}
+
+/// Whole numbers as integers ("32"), anything else to three significant digits.
+pub fn whole_or_three_digits(x: f64) -> String {
+    if x.fract() == 0.0 && x.abs() < 1e6 {
+        format!("{}", x as i64)
+    } else {
+        format_number(x, 3)
+    }
+}
+
+/// A whole number with its thousands grouped by thin spaces ("16 777 216").
+pub fn grouped_whole(x: f64) -> String {
+    if x.is_finite() && x.abs() < 1e15 {
+        let digits = format!("{}", x.round() as i64);
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i) % 3 == 0 {
+                out.push('\u{202F}');
+            }
+            out.push(c);
+        }
+        out
+    } else {
+        format_number(x, 4)
+    }
+}
+
+/// A factor something is multiplied by ("×4.00": the growth when n doubles).
+pub fn growth_factor(x: f64) -> String {
+    format!("×{}", format_number(x, 3))
+}
+
+/// How many times larger one thing is than another ("256×").
+pub fn times_larger(x: f64) -> String {
+    format!("{}×", format_number(x, 4))
+}
+
+/// A number that may have left f64's range: "0 (underflow)" for an exact 0 (it fell
+/// below the smallest f64), "overflow" for +∞, "…" for NaN (not computed yet), otherwise
+/// three significant digits.
+pub fn number_or_f64_limit(x: f64) -> String {
+    if x == 0.0 {
+        "0 (underflow)".into()
+    } else if x.is_finite() {
+        format_number(x, 3)
+    } else if x.is_nan() {
+        "…".into()
+    } else {
+        "overflow".into()
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -147,6 +215,28 @@ mod tests {
         assert_eq!(format_bytes(1024.0 * 1024.0 * 1024.0), "1.00 GiB");
         assert_eq!(format_bytes(1.5 * 1024.0f64.powi(4)), "1.50 TiB");
         assert_eq!(format_bytes(36_864.0), "36.0 KiB");
+    }
+
+    #[test]
+    fn grouped_whole_numbers_group_thousands() {
+        assert_eq!(grouped_whole(16_777_216.0), "16\u{202F}777\u{202F}216");
+        assert_eq!(grouped_whole(512.0), "512");
+    }
+
+    #[test]
+    fn limits_of_f64_are_named() {
+        assert_eq!(number_or_f64_limit(0.0), "0 (underflow)");
+        assert_eq!(number_or_f64_limit(f64::INFINITY), "overflow");
+        assert_eq!(number_or_f64_limit(f64::NAN), "…");
+        assert_eq!(number_or_f64_limit(2.0), "2.00");
+    }
+
+    #[test]
+    fn ratios_and_factors_by_hand() {
+        assert_eq!(growth_factor(4.0), "×4.00");
+        assert_eq!(times_larger(256.0), "256.0×");
+        assert_eq!(whole_or_three_digits(32.0), "32");
+        assert_eq!(whole_or_three_digits(0.125), "0.125");
     }
 
     #[test]

@@ -4,7 +4,7 @@
 use leptos::html::Div;
 use leptos::prelude::*;
 
-use crate::widgets::hooks::{on_fonts_loaded, use_element_width};
+use crate::widgets::observers::{on_fonts_loaded, use_element_width};
 
 /// What a formula wider than its column says when it takes the keyboard focus.
 const SCROLLS_LABEL: &str = "Formula, wider than the page here: scroll it sideways";

@@ -8,10 +8,13 @@ use leptos::prelude::*;
 use wasm_bindgen::{Clamped, JsCast};
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 
+use super::canvas::{fit_canvas, mark_drawn};
 use super::colormap::{rgba_buffer, ColorScale};
 use super::format::tick_label;
-use super::hooks::{css_rgb, fit_canvas, mark_drawn, now_ms, use_element_width, Palette};
-use crate::app::use_palette;
+use super::observers::use_element_width;
+use super::palette::use_palette;
+use super::palette::{css_rgb, Palette};
+use super::timing::now_ms;
 
 /// A row-major matrix for drawing.
 #[derive(Clone, Debug, Default, PartialEq)]

@@ -1,6 +1,10 @@
-//! Reusable components: controls, readouts, formulas, heatmaps, charts and the figure frame.
-//! Pure helpers (colour maps, formatting, scales) are tested natively.
+//! Reusable components and the browser plumbing behind them: controls, readouts,
+//! formulas, heatmaps, charts and the figure frame; observers, timing, the palette, the
+//! worker client. Pure helpers (colour maps, formatting, scales, tick positions) are
+//! tested natively. Widgets read the URL state (`crate::state`) and the math core, never
+//! a pass.
 
+pub mod canvas;
 pub mod chart;
 pub mod colormap;
 pub mod controls;
@@ -8,9 +12,12 @@ pub mod figure;
 pub mod format;
 pub mod formula;
 pub mod heatmap;
-pub mod hooks;
-pub mod offload;
+pub mod location;
+pub mod observers;
+pub mod palette;
 pub mod readout;
+pub mod timing;
+pub mod worker;
 
 pub use chart::{Axis, Chart, ChartSpec, Mark, Tone};
 pub use colormap::{ColorMap, ColorScale};

@@ -1,0 +1,66 @@
+//! Keeps the address bar in step with the state, so that a reload restores the page and
+//! a copied address reproduces it.
+
+use std::time::Duration;
+
+use leptos::prelude::*;
+use wasm_bindgen::JsValue;
+
+use crate::state::choices::THEMES;
+use crate::state::{Params, UrlState, ViewParamsRef};
+
+/// Writes the current state to the address bar, replacing the history entry.
+fn write_url(params: &Params, view: &ViewParamsRef) {
+    let mut parts = Vec::new();
+    if let Some(id) = view.embed {
+        parts.push(format!("embed={id}"));
+        if view.hide_controls {
+            parts.push("hide=controls".to_string());
+        }
+    }
+    if let Some(theme) = view.theme {
+        parts.push(format!("theme={}", THEMES.id_of(theme)));
+    }
+    let query = params.to_query(None);
+    if !query.is_empty() {
+        parts.push(query);
+    }
+    let loc = window().location();
+    let search = if parts.is_empty() {
+        String::new()
+    } else {
+        format!("?{}", parts.join("&"))
+    };
+    if loc.search().unwrap_or_default() == search {
+        return;
+    }
+    let url = format!(
+        "{}{}{}",
+        loc.pathname().unwrap_or_default(),
+        search,
+        loc.hash().unwrap_or_default()
+    );
+    if let Ok(history) = window().history() {
+        let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
+    }
+}
+
+/// Keeps the address bar in step with the state, at most one write per 150 ms
+/// (browsers throttle history updates; a slider emits many events per second).
+pub fn sync_url(state: UrlState) {
+    let pending = StoredValue::new(false);
+    Effect::new(move |first: Option<()>| {
+        state.params.track();
+        if first.is_none() || pending.get_value() {
+            return;
+        }
+        pending.set_value(true);
+        set_timeout(
+            move || {
+                pending.set_value(false);
+                state.params.with_untracked(|p| write_url(p, &state.view));
+            },
+            Duration::from_millis(150),
+        );
+    });
+}

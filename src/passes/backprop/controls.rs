@@ -1,0 +1,48 @@
+//! The controls both Pass 1 figures share: tokens, dₖ, α, seed, and ÷√dₖ.
+
+use leptos::prelude::*;
+
+use super::model::BackpropModel;
+use crate::math::backprop::{MAX_TOKENS, MIN_TOKENS};
+use crate::state::Value;
+use crate::widgets::format::three_digits;
+use crate::widgets::format::whole;
+use crate::widgets::{Scale, SeedField, Slider, Toggle};
+
+/// Controls shared by both figures: tokens, d_k, α, seed (÷√d_k only for `jacobian`).
+#[component]
+pub fn PassControls(
+    model: BackpropModel,
+    #[prop(default = true)] with_divide: bool,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
+    let state = model.state;
+    let set_n = Callback::new(move |v: f64| {
+        state.set_many(vec![
+            ("n", Value::Int(v.round() as i64)),
+            ("z", Value::List(None)),
+        ]);
+    });
+    let set_dk =
+        Callback::new(move |v: f64| state.set_many(vec![("dk", Value::Int(v.round() as i64))]));
+    let set_alpha = Callback::new(move |v: f64| state.set_many(vec![("alpha", Value::Float(v))]));
+    let set_div = Callback::new(move |v: bool| state.set_many(vec![("div", Value::Bool(v))]));
+    let set_seed = Callback::new(move |v: i64| {
+        state.set_many(vec![("seed", Value::Int(v)), ("z", Value::List(None))])
+    });
+    view! {
+        <Slider key="n" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_n
+            scale=Scale::Linear { min: MIN_TOKENS as f64, max: MAX_TOKENS as f64, step: 1.0 } format=whole />
+        <Slider key="dk" label="Key dimension dₖ" instance=instance value=Signal::derive(move || model.d_k.get() as f64) on_change=set_dk
+            scale=Scale::Pow2 { min_exp: 0, max_exp: 10 } format=whole />
+        <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
+            scale=Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 } format=three_digits unit="×" />
+        {with_divide.then(|| view! { <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div /> })}
+        <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed />
+        <Show when=move || model.explicit.with(|z| z.is_some())>
+            <p class="control-note" data-explicit-scores="">
+                "Using the raw scores given in the link (z). Moving the tokens or the seed draws new ones."
+            </p>
+        </Show>
+    }
+}

@@ -1,0 +1,78 @@
+//! Pass 1 — backprop: the softmax is the only door (section id `backprop`).
+//!
+//! Figures `jacobian` (the n×n Jacobian heatmap beside the bars of p) and
+//! `jacobian-vs-dk` (mean ‖J‖_F against d_k, with and without ÷√d_k). Data flows one
+//! way: URL-state memos ([`model`]) → math memos → draw effects ([`jacobian`],
+//! [`jacobian_vs_dk`]).
+
+use leptos::prelude::*;
+
+use crate::formulas;
+use crate::state::use_url_state;
+use crate::widgets::Formula;
+
+pub mod controls;
+pub mod jacobian;
+pub mod jacobian_vs_dk;
+pub mod model;
+
+pub use jacobian::JacobianFigure;
+pub use jacobian_vs_dk::JacobianVsDkFigure;
+pub use model::BackpropModel;
+
+/// One Pass 1 figure alone (the embed view); `None` for another pass's figure id.
+pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
+    let model = BackpropModel::new(use_url_state());
+    match id {
+        "jacobian" => {
+            Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any())
+        }
+        "jacobian-vs-dk" => Some(
+            view! { <JacobianVsDkFigure model=model show_controls=show_controls embedded=true /> }
+                .into_any(),
+        ),
+        _ => None,
+    }
+}
+
+/// Section `backprop`.
+#[component]
+pub fn BackpropSection() -> impl IntoView {
+    let model = BackpropModel::new(use_url_state());
+    view! {
+        <section class="pass" id="backprop" aria-labelledby="backprop-title">
+            <h2 id="backprop-title"><span class="pass-number">"Pass 1"</span>" Backprop: the softmax is the only door"</h2>
+            <p>
+                "Attention turns a query q and keys kⱼ into scores, the scores into probabilities p with a softmax, and mixes the values with p. "
+                "When the loss asks W_Q or W_K to change, the request travels back along one road only: through the softmax. "
+                "The chain rule makes that literal:"
+            </p>
+            <Formula markup=formulas::CHAIN_RULE />
+            <p>"The middle factor is the softmax Jacobian. With the scores written out,"</p>
+            <Formula markup=formulas::SCORES />
+            <p>"differentiating pᵢ by every sⱼ gives a small, exact matrix:"</p>
+            <Formula markup=formulas::JACOBIAN />
+            <p>
+                "Its diagonal holds pᵢ(1 − pᵢ) ≥ 0, the rest −pᵢ pⱼ ≤ 0. It is symmetric and positive semi-definite, each of its rows sums to zero (shifting every score by the same amount changes nothing), and its largest eigenvalue never exceeds ½. "
+                "Its size has a closed form in p alone:"
+            </p>
+            <Formula markup=formulas::JACOBIAN_FROBENIUS />
+            <p>
+                "Push one score far above the others and the softmax saturates: p becomes one-hot, and every entry of J goes to zero with it. "
+                "That is the sense in which the softmax is a door: when it saturates it is shut, and W_Q and W_K stop learning from this query."
+            </p>
+            <Formula markup=formulas::SATURATION />
+            <JacobianFigure model=model />
+            <h3 class="subhead">"Why divide by √dₖ"</h3>
+            <p>
+                "If the entries of q and k are independent with mean 0 and variance 1, each product qₘkₘ has variance 1 and the dₖ of them add up:"
+            </p>
+            <Formula markup=formulas::DOT_VARIANCE />
+            <p>
+                "So without the division the typical score grows like √dₖ: at dₖ = 1024 it is 32 times larger than at dₖ = 1, and the softmax is driven into saturation by the width of the model alone. "
+                "Dividing by √dₖ keeps the scores at unit variance whatever dₖ is. Turn the division off above and raise dₖ to watch the heatmap fade; the figure below measures the same thing on average."
+            </p>
+            <JacobianVsDkFigure model=model />
+        </section>
+    }
+}

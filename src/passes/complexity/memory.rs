@@ -1,0 +1,244 @@
+//! Figure `memory-vs-context`: the materialised score matrix (n², coral) against the KV
+//! cache (n, blue) and FlashAttention's working memory, for real model configurations.
+
+use leptos::prelude::*;
+
+use super::controls::{ConfigProblem, ModelControls};
+use super::model::*;
+use crate::math::complexity::{
+    flash_extra_bytes, kv_cache_bytes, score_matrix_bytes, weights_bytes,
+};
+use crate::state::choices::DTYPES;
+use crate::widgets::format::growth_factor;
+use crate::widgets::format::{format_bytes, format_number};
+use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
+
+/// Figure `memory-vs-context`.
+#[component]
+pub fn MemoryFigure(
+    model: ComplexityModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let at_n = Memo::new(move |_| model.memory_at_n());
+    let spec = Signal::derive(move || {
+        let (b, e, n, log) = (
+            model.batch.get(),
+            DTYPES.value_of(model.dtype.get()),
+            model.n.get(),
+            model.log_axes.get(),
+        );
+        let grid = context_grid();
+        model.config.with(|c| {
+            let Ok(cfg) = c else {
+                return ChartSpec {
+                    x: Axis {
+                        label: "context n (tokens)".into(),
+                        min: MIN_CONTEXT as f64,
+                        max: MAX_CONTEXT as f64,
+                        log: true,
+                    },
+                    y: Axis {
+                        label: "bytes".into(),
+                        min: 1.0,
+                        max: 1e12,
+                        log: true,
+                    },
+                    marks: vec![],
+                    legend_left: true,
+                };
+            };
+            let curve =
+                |f: &dyn Fn(u64) -> f64| grid.iter().map(|&m| (m as f64, f(m))).collect::<Vec<_>>();
+            let score = curve(&|m| score_matrix_bytes(cfg, b, m, e));
+            let kv = curve(&|m| kv_cache_bytes(cfg, b, m, e));
+            let flash = curve(&|m| flash_extra_bytes(cfg, b, m));
+            let weights = weights_bytes(cfg, e);
+            let top_accel = ACCELERATOR_GIB[2] * GIB;
+            let (x, y) = if log {
+                let lo = flash
+                    .iter()
+                    .chain(&kv)
+                    .map(|p| p.1)
+                    .filter(|v| *v > 0.0)
+                    .fold(f64::MAX, f64::min)
+                    .min(weights);
+                let hi = score
+                    .iter()
+                    .map(|p| p.1)
+                    .fold(top_accel, f64::max)
+                    .max(weights);
+                (
+                    Axis {
+                        label: "context n (tokens)".into(),
+                        min: MIN_CONTEXT as f64,
+                        max: MAX_CONTEXT as f64,
+                        log: true,
+                    },
+                    Axis {
+                        label: "bytes".into(),
+                        min: 10f64.powf(lo.log10().floor()),
+                        max: 10f64.powf(hi.log10().ceil()),
+                        log: true,
+                    },
+                )
+            } else {
+                let hi = kv
+                    .last()
+                    .map(|p| p.1)
+                    .unwrap_or(0.0)
+                    .max(weights)
+                    .max(top_accel)
+                    * 1.2;
+                (
+                    Axis {
+                        label: "context n (tokens)".into(),
+                        min: 0.0,
+                        max: MAX_CONTEXT as f64,
+                        log: false,
+                    },
+                    Axis {
+                        label: "bytes".into(),
+                        min: 0.0,
+                        max: hi,
+                        log: false,
+                    },
+                )
+            };
+            let mut marks = vec![
+                Mark::Line {
+                    label: "scores (one layer), n²".into(),
+                    points: score,
+                    tone: Tone::Coral,
+                    dashed: false,
+                    dots: false,
+                },
+                Mark::Line {
+                    label: "KV cache (all layers), n".into(),
+                    points: kv,
+                    tone: Tone::Blue,
+                    dashed: false,
+                    dots: false,
+                },
+                Mark::Line {
+                    label: "FlashAttention extra, n".into(),
+                    points: flash,
+                    tone: Tone::Purple,
+                    dashed: true,
+                    dots: false,
+                },
+                Mark::HRule {
+                    label: "weights".into(),
+                    y: weights,
+                    tone: Tone::Gold,
+                },
+            ];
+            for (i, gib) in ACCELERATOR_GIB.iter().enumerate() {
+                let label = if i == 0 {
+                    "24 / 80 / 141 GiB accelerators".to_string()
+                } else {
+                    String::new()
+                };
+                marks.push(Mark::HRule {
+                    label,
+                    y: gib * GIB,
+                    tone: Tone::Muted,
+                });
+            }
+            marks.push(Mark::VRule {
+                label: "chosen n".into(),
+                x: n as f64,
+                tone: Tone::Fg,
+            });
+            ChartSpec {
+                x,
+                y,
+                marks,
+                legend_left: true,
+            }
+        })
+    });
+    let name = move || {
+        model.config.with(|c| {
+            c.as_ref()
+                .map(|c| c.name)
+                .unwrap_or_else(|_| "the custom model".into())
+        })
+    };
+    let caption = Signal::derive(move || {
+        match at_n.get() {
+        None => "No figure: the custom configuration is invalid (see the message above).".to_string(),
+        Some(m) => format!(
+            "{} at n = {} tokens, batch {}, {}: one layer's score matrix takes {} and grows ×{} when n doubles; the whole KV cache takes {} and grows ×{}; FlashAttention never stores the matrix and keeps {} per layer instead. The scores are {} times the cache.",
+            name(),
+            model.n.get(),
+            model.batch.get(),
+            model.dtype.get(),
+            format_bytes(m.score),
+            format_number(m.score_growth, 3),
+            format_bytes(m.kv),
+            format_number(m.kv_growth, 3),
+            format_bytes(m.flash),
+            format_number(m.score / m.kv.max(f64::MIN_POSITIVE), 3),
+        ),
+    }
+    });
+    let summary = Signal::derive(move || {
+        let marker = at_n
+            .get()
+            .map(|m| {
+                format!(
+                    " Marked at n = {}: scores of one layer {}, KV cache {}.",
+                    model.n.get(),
+                    format_bytes(m.score),
+                    format_bytes(m.kv)
+                )
+            })
+            .unwrap_or_default();
+        format!(
+            "Memory against context length on {} axes for {}.{marker}",
+            if model.log_axes.get() {
+                "log"
+            } else {
+                "linear"
+            },
+            name()
+        )
+    });
+    let csv = Callback::new(move |_| {
+        let (b, e) = (
+            model.batch.get_untracked(),
+            DTYPES.value_of(model.dtype.get_untracked()),
+        );
+        model.config.with_untracked(|c| match c {
+            Ok(cfg) => {
+                let mut out = String::from("n,score_bytes_one_layer,kv_cache_bytes,flash_extra_bytes_one_layer,weights_bytes\n");
+                for m in context_grid() {
+                    out.push_str(&format!("{m},{},{},{},{}\n", score_matrix_bytes(cfg, b, m, e), kv_cache_bytes(cfg, b, m, e), flash_extra_bytes(cfg, b, m), weights_bytes(cfg, e)));
+                }
+                out
+            }
+            Err(e) => format!("error\n\"{e}\"\n"),
+        })
+    });
+    let get = move |f: fn(&MemoryAtN) -> f64| {
+        Signal::derive(move || at_n.with(|m| m.as_ref().map(f).unwrap_or(0.0)))
+    };
+    view! {
+        <Figure id="memory-vs-context" title="Memory against context: the n² wall and the linear cache" caption=caption summary=summary csv=csv
+            controls=move || view! { <ModelControls model=model memory=true /> } show_controls=show_controls>
+            <ConfigProblem model=model />
+            <Chart name="memory-vs-context" spec=spec summary=summary aspect=0.55 />
+            <Show when=move || at_n.with(|m| m.is_some())>
+                <div class="readouts">
+                    <Readout name="score-bytes" label="scores, one layer" value=get(|m| m.score) format=format_bytes />
+                    <Readout name="kv-bytes" label="KV cache" value=get(|m| m.kv) format=format_bytes />
+                    <Readout name="flash-bytes" label="FlashAttention extra" value=get(|m| m.flash) format=format_bytes />
+                    <Readout name="weights-bytes" label="weights" value=get(|m| m.weights) format=format_bytes />
+                    <Readout name="score-kv-ratio" label="scores ÷ cache" value=get(|m| m.score / m.kv.max(f64::MIN_POSITIVE)) />
+                    <Readout name="score-growth" label="scores when n doubles" value=get(|m| m.score_growth) format=growth_factor />
+                    <Readout name="kv-growth" label="cache when n doubles" value=get(|m| m.kv_growth) format=growth_factor />
+                </div>
+            </Show>
+        </Figure>
+    }
+}

@@ -1,0 +1,96 @@
+//! Pass 2 — complexity: why context is expensive (section id `complexity`).
+//!
+//! Figures `memory-vs-context` ([`memory`]), `flops-vs-context` ([`flops`]) and
+//! `measured-attention` ([`measured`]); what they compute from the URL state is in
+//! [`model`], their shared controls in [`controls`].
+
+use leptos::prelude::*;
+
+use crate::formulas;
+use crate::math::complexity::kv_bytes_per_token;
+use crate::state::choices::DTYPES;
+use crate::state::use_url_state;
+use crate::widgets::format::{format_bytes, format_number};
+use crate::widgets::Formula;
+
+pub mod controls;
+pub mod flops;
+pub mod measured;
+pub mod memory;
+pub mod model;
+
+pub use flops::FlopsFigure;
+pub use measured::MeasuredFigure;
+pub use memory::MemoryFigure;
+pub use model::ComplexityModel;
+
+/// One Pass 2 figure alone (the embed view); `None` for another pass's figure id.
+pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
+    let model = ComplexityModel::new(use_url_state());
+    match id {
+        "memory-vs-context" => {
+            Some(view! { <MemoryFigure model=model show_controls=show_controls /> }.into_any())
+        }
+        "flops-vs-context" => {
+            Some(view! { <FlopsFigure model=model show_controls=show_controls /> }.into_any())
+        }
+        "measured-attention" => {
+            Some(view! { <MeasuredFigure show_controls=show_controls /> }.into_any())
+        }
+        _ => None,
+    }
+}
+
+/// The KV-cache bytes per token of the chosen model, as a sentence (for the prose).
+pub fn per_token_sentence(model: ComplexityModel) -> String {
+    let e = DTYPES.value_of(model.dtype.get());
+    model.config.with(|c| match c {
+        Ok(cfg) => format!(
+            "For {} in {}, that is {} per token ({} layers × {} KV heads × {} × 2 × {} bytes).",
+            cfg.name,
+            model.dtype.get(),
+            format_bytes(kv_bytes_per_token(cfg, e)),
+            cfg.layers,
+            cfg.kv_heads,
+            cfg.d_head,
+            format_number(e, 2)
+        ),
+        Err(_) => String::new(),
+    })
+}
+
+/// Section `complexity`.
+#[component]
+pub fn ComplexitySection() -> impl IntoView {
+    let model = ComplexityModel::new(use_url_state());
+    view! {
+        <section class="pass" id="complexity" aria-labelledby="complexity-title">
+            <h2 id="complexity-title"><span class="pass-number">"Pass 2"</span>" Complexity: why context is expensive"</h2>
+            <p>
+                "Every query is compared with every key. For n tokens the scores form an n × n matrix per head, and building it costs n² dot products of length d:"
+            </p>
+            <Formula markup=formulas::SCORE_MATRIX />
+            <p>
+                "Double the context and that matrix quadruples. Generation avoids recomputing the past by caching each token's keys and values, and that cache grows only linearly — one K and one V vector per layer and per key/value head for every token:"
+            </p>
+            <Formula markup=formulas::KV_CACHE />
+            <p class="dynamic-prose">{move || per_token_sentence(model)}</p>
+            <p>
+                "Grouped-query attention (Llama-3, Mistral) shares each key/value head among several query heads, dividing the cache by that factor; a sliding window (Mistral) caps it. "
+                "FlashAttention removes the quadratic memory altogether: it streams keys and values through fast on-chip memory and keeps only a running maximum and normaliser per query, so the n × n matrix never exists. The arithmetic, though, is still n²."
+            </p>
+            <MemoryFigure model=model />
+            <h3 class="subhead">"Where the FLOPs go"</h3>
+            <p>
+                "Per layer and per token, the projections and the MLP cost a fixed P + M FLOPs, proportional to d²; attention's scores and weighted sum cost 4·n·h·d_head more for every token in the context. Setting the two equal gives the context length where attention takes over:"
+            </p>
+            <Formula markup=formulas::FLOPS_CROSSOVER />
+            <FlopsFigure model=model />
+            <h3 class="subhead">"Measured, not only modelled"</h3>
+            <p>
+                "The curves above are formulas. The figure below runs a real attention forward pass — scores, softmax and the weighted sum, in this page's WebAssembly — for doubling n, and fits a power law to the times. Nothing is pre-recorded."
+            </p>
+            <MeasuredFigure />
+        </section>
+    }
+}

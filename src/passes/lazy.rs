@@ -1,0 +1,221 @@
+//! Passes 2, 3 and 4 as lazily loaded WebAssembly modules.
+//!
+//! The page's binary (src/split_points.rs) defines one split point per pass: functions
+//! marked `#[wasm_split(passN, …)]`, which scripts/page-wasm.sh (wasm-split-cli) moves,
+//! with all the code only they reach, into a module of their own (`split_passN.wasm`,
+//! plus chunks shared between passes) that the page fetches the first time one of them
+//! is called. The first load then carries only the page shell and Pass 1.
+//!
+//! This library never names the passes' sections itself (a call from here would make
+//! them reachable from the main module, which would keep them there): the binary hands
+//! its split points over as [`PassLoaders`] before it mounts the app. The split points
+//! live in the binary, not here, because each is an exported wasm function, and an
+//! export of the library would be linked into every binary built from it (the worker's
+//! too, which would grow fourfold).
+//!
+//! A pass is asked for when its place on the page comes within a screen of the viewport,
+//! or at once in an embed view of one of its figures. Until it arrives, its place holds
+//! the section's id and title and says that it is loading; if it cannot be fetched, it
+//! says so and offers to try again (a split point that fails to load returns an error
+//! instead of panicking: the `fallible` option).
+
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::OnceLock;
+
+use leptos::prelude::*;
+
+use crate::state::registry::{pass, PassInfo};
+use crate::widgets::location::scroll_to_fragment;
+use crate::widgets::observers::observe_near_screen;
+
+/// A pass's section or figure on its way: the module's fetch, then the view.
+pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError>>>>;
+
+/// How the page's binary loads each pass (its split points).
+#[derive(Clone, Copy)]
+pub struct PassLoaders {
+    /// The whole section of a pass.
+    pub section: fn(LazyPass) -> PendingView,
+    /// One figure of a pass alone (the embed view): its id and whether controls show.
+    pub figure: fn(LazyPass, &'static str, bool) -> PendingView,
+}
+
+static LOADERS: OnceLock<PassLoaders> = OnceLock::new();
+
+/// Hands the binary's split points to the app; call once, before mounting it.
+pub fn register_pass_loaders(loaders: PassLoaders) {
+    let _ = LOADERS.set(loaders);
+}
+
+/// A pass whose code is loaded on demand.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LazyPass {
+    Complexity,
+    LinearAlgebra,
+    Stability,
+}
+
+impl LazyPass {
+    /// Every lazily loaded pass, in page order.
+    pub const ALL: [LazyPass; 3] = [Self::Complexity, Self::LinearAlgebra, Self::Stability];
+
+    /// This pass's entry in the registry of passes (id, number, title, figures).
+    pub fn info(self) -> &'static PassInfo {
+        let id = match self {
+            Self::Complexity => "complexity",
+            Self::LinearAlgebra => "linear-algebra",
+            Self::Stability => "stability",
+        };
+        // The registry holds every pass; its tests check these three ids.
+        pass(id).unwrap_or(&crate::state::registry::PASSES[0])
+    }
+
+    /// The section id (a public contract: links end in `#<id>`).
+    pub fn section_id(self) -> &'static str {
+        self.info().id
+    }
+
+    /// Whether figure `id` is one of this pass's.
+    pub fn shows(self, id: &str) -> bool {
+        self.info().figures.iter().any(|f| f.id == id)
+    }
+
+    /// The pass that shows figure `id`, if a lazily loaded one does.
+    pub fn of_figure(id: &str) -> Option<LazyPass> {
+        Self::ALL.into_iter().find(|p| p.shows(id))
+    }
+
+    /// Fetches this pass's module (once) and builds its section.
+    async fn section(self) -> Result<AnyView, PassLoadError> {
+        match LOADERS.get() {
+            Some(loaders) => (loaders.section)(self).await,
+            None => Err(PassLoadError),
+        }
+    }
+
+    /// Fetches this pass's module (once) and builds figure `id` alone.
+    async fn figure(self, id: &'static str, show_controls: bool) -> Result<AnyView, PassLoadError> {
+        match LOADERS.get() {
+            Some(loaders) => (loaders.figure)(self, id, show_controls).await,
+            None => Err(PassLoadError),
+        }
+    }
+}
+
+/// A pass's module could not be fetched or started (offline, or a host that lost a file).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassLoadError;
+
+/// What stands in a pass's place until its module has arrived: the section's id and
+/// title, so that links to `#<id>` land and the outline is whole, and a status line.
+pub fn placeholder(
+    pass: LazyPass,
+    status: AnyView,
+    node: NodeRef<leptos::html::Section>,
+    failed: bool,
+) -> AnyView {
+    let title_id = format!("{}-title", pass.section_id());
+    let labelled_by = title_id.clone();
+    view! {
+        <section class="pass pass-pending" id=pass.section_id() aria-labelledby=labelled_by data-lazy-pass=pass.section_id() data-failed=failed.then_some("") node_ref=node>
+            <h2 id=title_id><span class="pass-number">{format!("Pass {}", pass.info().number)}</span>" "{pass.info().title}</h2>
+            {status}
+        </section>
+    }
+    .into_any()
+}
+
+pub fn loading_status(pass: LazyPass) -> AnyView {
+    view! { <p class="pass-status" role="status">{format!("Loading Pass {}…", pass.info().number)}</p> }.into_any()
+}
+
+/// The message and retry button shown where a pass could not be fetched.
+pub fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
+    view! {
+        <p class="pass-status pass-failed" role="alert">
+            {format!("Pass {} could not be loaded (are you offline?). ", pass.info().number)}
+            <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
+        </p>
+    }
+    .into_any()
+}
+
+/// Whether the address's fragment names this section (`#<id>`).
+pub fn fragment_is(id: &str) -> bool {
+    window()
+        .location()
+        .hash()
+        .is_ok_and(|hash| hash.strip_prefix('#') == Some(id))
+}
+
+/// A lazily loaded section: a placeholder until it comes within a screen of the viewport,
+/// then the pass itself once its module has been fetched.
+#[component]
+pub fn LazySection(pass: LazyPass) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Section>::new();
+    let near = RwSignal::new(false);
+    observe_near_screen(node, near, "100% 0px");
+    // Once asked for, a pass stays: scrolling away must not unload what the reader saw.
+    let wanted = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || near.get());
+    let attempt = RwSignal::new(0_u32);
+    view! {
+        <Show when=move || wanted.get() fallback=move || placeholder(pass, loading_status(pass), node, false)>
+            <Suspense fallback=move || placeholder(pass, loading_status(pass), NodeRef::new(), false)>
+                {move || {
+                    attempt.track();
+                    Suspend::new(send_wrapper::SendWrapper::new(async move {
+                        match pass.section().await {
+                            Ok(section) => {
+                                if fragment_is(pass.section_id()) {
+                                    request_animation_frame(scroll_to_fragment);
+                                }
+                                section
+                            }
+                            Err(PassLoadError) => placeholder(pass, failed_status(pass, attempt), NodeRef::new(), true),
+                        }
+                    }))
+                }}
+            </Suspense>
+        </Show>
+    }
+}
+
+/// One figure of a lazily loaded pass alone (the embed view), fetched at once.
+#[component]
+pub fn LazyFigure(pass: LazyPass, id: &'static str, show_controls: bool) -> impl IntoView {
+    let attempt = RwSignal::new(0_u32);
+    view! {
+        <Suspense fallback=move || view! { <p class="pass-status" role="status">"Loading the figure…"</p> }>
+            {move || {
+                attempt.track();
+                Suspend::new(send_wrapper::SendWrapper::new(async move {
+                    match pass.figure(id, show_controls).await {
+                        Ok(figure) => figure,
+                        Err(PassLoadError) => failed_status(pass, attempt),
+                    }
+                }))
+            }}
+        </Suspense>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_lazy_pass_is_in_the_registry_with_its_own_figures() {
+        for lazy in LazyPass::ALL {
+            assert_eq!(pass(lazy.section_id()), Some(lazy.info()));
+            for figure in lazy.info().figures {
+                assert_eq!(LazyPass::of_figure(figure.id), Some(lazy));
+            }
+        }
+        assert_eq!(
+            LazyPass::of_figure("jacobian"),
+            None,
+            "Pass 1 is in the main module"
+        );
+    }
+}

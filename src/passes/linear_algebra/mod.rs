@@ -1,0 +1,90 @@
+//! Pass 3 — linear algebra: a rank-d_k object in an n×n costume (section id
+//! `linear-algebra`).
+//!
+//! Figures `score-rank` ([`score_rank`]), `low-rank-target` ([`low_rank`]), `multi-head`
+//! ([`multi_head`]) and `lora` ([`lora`]); what they compute from the URL state is in
+//! [`model`]. Every control sets the URL through `set_on_frame`, so a dragged slider
+//! recomputes once per frame.
+
+use leptos::prelude::*;
+
+use crate::formulas;
+use crate::state::use_url_state;
+use crate::widgets::Formula;
+
+pub mod controls;
+pub mod grids;
+pub mod lora;
+pub mod low_rank;
+pub mod model;
+pub mod multi_head;
+pub mod score_rank;
+
+pub use lora::LoraFigure;
+pub use low_rank::LowRankFigure;
+pub use model::LinearAlgebraModel;
+pub use multi_head::MultiHeadFigure;
+pub use score_rank::ScoreRankFigure;
+
+/// One Pass 3 figure alone (the embed view); `None` for another pass's figure id.
+pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
+    if !["score-rank", "low-rank-target", "multi-head", "lora"].contains(&id) {
+        return None;
+    }
+    let model = LinearAlgebraModel::new(use_url_state());
+    Some(match id {
+        "score-rank" => {
+            view! { <ScoreRankFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        "low-rank-target" => {
+            view! { <LowRankFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        "multi-head" => {
+            view! { <MultiHeadFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        _ => view! { <LoraFigure model=model show_controls=show_controls /> }.into_any(),
+    })
+}
+
+/// Section `linear-algebra`.
+#[component]
+pub fn LinearAlgebraSection() -> impl IntoView {
+    let model = LinearAlgebraModel::new(use_url_state());
+    view! {
+        <section class="pass" id="linear-algebra" aria-labelledby="linear-algebra-title">
+            <h2 id="linear-algebra-title"><span class="pass-number">"Pass 3"</span>" Linear algebra: a rank-dₖ object in an n×n costume"</h2>
+            <p>
+                "W_Q and W_K are learned changes of basis: each token's vector is mapped to a query and a key of dₖ numbers. "
+                "The score matrix is every query against every key, an n×n table — but it is built from two thin matrices, and a product of thin matrices cannot have more rank than they do:"
+            </p>
+            <Formula markup=formulas::RANK_BOUND />
+            <p>
+                "So when dₖ < n, one head cannot write an arbitrary pattern of scores: all n² of them live in a space of n·dₖ-ish degrees of freedom. "
+                "The usual story stops there and is loose in one place. The bound holds for the scores S. The softmax is applied entry by entry, and exponentials of a low-rank matrix are in general of full rank, so the attention matrix A = softmax(S) usually has a higher rank than S — while its singular values still fall off quickly. "
+                "Ranks below are counted the way numpy counts them, and an effective rank says how many directions really carry weight:"
+            </p>
+            <Formula markup=formulas::NUMERICAL_RANK />
+            <ScoreRankFigure model=model />
+            <h3 class="subhead">"What a rank-k head can and cannot say"</h3>
+            <p>
+                "Pick a pattern a head might want — attend to yourself, to the previous token, average everything before you — and ask for the closest matrix of rank k. "
+                "Eckart and Young answered exactly: truncate the SVD, and the error is what the dropped singular values held."
+            </p>
+            <Formula markup=formulas::ECKART_YOUNG />
+            <LowRankFigure model=model />
+            <h3 class="subhead">"Many heads"</h3>
+            <p>
+                "Multi-head attention carves the projections into h column blocks of d_head = d_model/h. Each head's scores have rank at most d_head; W_O takes the concatenated heads and mixes them back into d_model dimensions, so the layer as a whole is not limited to one head's rank."
+            </p>
+            <Formula markup=formulas::MULTI_HEAD />
+            <MultiHeadFigure model=model />
+            <h3 class="subhead">"The bridge to LoRA"</h3>
+            <p>
+                "The same algebra, used on purpose: fine-tune a d_out × d_in weight with an update that is a product of two thin matrices. "
+                "The update then has rank at most r, and costs far fewer parameters and bytes:"
+            </p>
+            <Formula markup=formulas::LORA />
+            <LoraFigure model=model />
+        </section>
+    }
+}

@@ -1,0 +1,77 @@
+//! Controls the Pass 4 figures share: depth, the wiring of a stack (residual and norm
+//! placement), and the architecture (gain, seed, width, heads, tokens).
+
+use leptos::prelude::*;
+
+use super::model::StabilityModel;
+use super::schedule::policy::{GAIN_RANGE, GAIN_STEP};
+use crate::math::stability::MAX_DEPTH;
+use crate::state::choices::NORMS;
+use crate::widgets::format::three_digits;
+use crate::widgets::format::whole;
+use crate::widgets::{Scale, SeedField, Select, Slider, Toggle};
+
+/// Architecture controls shared by the three figures.
+#[component]
+pub fn StackControls(model: StabilityModel, instance: &'static str) -> impl IntoView {
+    let s = model.state;
+    let (gain, set_gain) = s.float_control("gain");
+    let (seed, set_seed) = s.int_control("sseed");
+    let (d, set_d) = s.int_control("dmodel");
+    let (_, set_h) = s.int_control("heads");
+    let (t, set_t) = s.int_control("seq");
+    let int_cb = |cb: Callback<i64>| Callback::new(move |v: f64| cb.run(v.round() as i64));
+    view! {
+        <Slider key="gain" label="Init gain" instance=instance value=gain on_change=set_gain
+            scale=Scale::Linear { min: GAIN_RANGE.0, max: GAIN_RANGE.1, step: GAIN_STEP } format=three_digits />
+        <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed />
+        <Slider key="dmodel" label="d_model" instance=instance value=Signal::derive(move || d.get() as f64) on_change=int_cb(set_d)
+            scale=Scale::Linear { min: 16.0, max: 64.0, step: 4.0 } format=whole />
+        <Slider key="heads" label="Heads" instance=instance value=Signal::derive(move || model.requested_heads.get() as f64) on_change=int_cb(set_h)
+            scale=Scale::Linear { min: 1.0, max: 4.0, step: 1.0 } format=whole />
+        <Slider key="seq" label="Tokens T" instance=instance value=Signal::derive(move || t.get() as f64) on_change=int_cb(set_t)
+            scale=Scale::Linear { min: 4.0, max: 16.0, step: 1.0 } format=whole />
+    }
+}
+
+#[component]
+pub fn DepthSlider(model: StabilityModel, instance: &'static str) -> impl IntoView {
+    let (_, set) = model.state.int_control("depth");
+    view! {
+        <Slider key="depth" label="Depth L" instance=instance value=Signal::derive(move || model.depth.get() as f64)
+            on_change=Callback::new(move |v: f64| set.run(v.round() as i64))
+            scale=Scale::Linear { min: 1.0, max: MAX_DEPTH as f64, step: 1.0 } format=whole />
+    }
+}
+
+#[component]
+pub fn WiringControls(
+    model: StabilityModel,
+    res: &'static str,
+    norm: &'static str,
+    label: &'static str,
+    instance: &'static str,
+) -> impl IntoView {
+    let (r, set_r) = model.state.flag_control(res);
+    let (n, set_n) = model.state.choice_control(norm);
+    view! {
+        <fieldset class="control-group">
+            <legend>{label}</legend>
+            <Toggle key=res label="Residual" instance=instance value=r on_change=set_r />
+            <Select key=norm label="LayerNorm" instance=instance options=&NORMS value=n on_change=set_n />
+        </fieldset>
+    }
+}
+
+pub fn heads_note(model: StabilityModel) -> impl IntoView {
+    move || {
+        let (asked, used, d) = (
+            model.requested_heads.get(),
+            model.shape.with(|s| s.heads),
+            model.shape.with(|s| s.d_model),
+        );
+        (asked != used).then(|| {
+            view! { <p class="control-note" role="status">{format!("{asked} heads do not divide d_model = {d}: using {used}.")}</p> }
+        })
+    }
+}

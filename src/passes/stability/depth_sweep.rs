@@ -1,0 +1,159 @@
+//! Figure `depth-sweep`: bottom-over-top ratio against depth for the four wirings.
+
+use leptos::prelude::*;
+
+use super::controls::*;
+use super::model::StabilityModel;
+use super::schedule::sweep_hook::use_depth_sweep;
+use crate::math::stability::{MAX_DEPTH, SWEEP_DEPTHS};
+use crate::widgets::format::number_or_f64_limit;
+use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
+
+/// The sweep's readout names, in the order of [`Wiring::SWEEP`].
+pub const SWEEP_READOUTS: [&str; 4] = ["sweep-plain", "sweep-post", "sweep-pre", "sweep-residual"];
+
+pub const SWEEP_TONES: [Tone; 4] = [Tone::Coral, Tone::Purple, Tone::Blue, Tone::Gold];
+
+/// Figure `depth-sweep`.
+#[component]
+pub fn DepthSweepFigure(
+    model: StabilityModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let on_screen = RwSignal::new(false);
+    let sweep = use_depth_sweep(model.shape, on_screen, model.bank);
+    let spec = Memo::new(move |_| {
+        sweep.result.with(|r| {
+            let rows = r.as_ref().map(|s| s.rows.clone()).unwrap_or_default();
+            let values: Vec<f64> = rows
+                .iter()
+                .flat_map(|(_, v)| v.iter().flatten().copied())
+                .filter(|v| *v > 0.0)
+                .collect();
+            let lo = values.iter().copied().fold(1e-3, f64::min);
+            let hi = values.iter().copied().fold(1e3, f64::max);
+            let mut marks: Vec<Mark> = rows
+                .iter()
+                .zip(SWEEP_TONES)
+                .map(|((w, v), tone)| Mark::Line {
+                    label: w.label(),
+                    points: SWEEP_DEPTHS
+                        .iter()
+                        .zip(v)
+                        .filter_map(|(d, r)| r.filter(|r| *r > 0.0).map(|r| (*d as f64, r)))
+                        .collect(),
+                    tone,
+                    dashed: false,
+                    dots: true,
+                })
+                .collect();
+            marks.push(Mark::HRule {
+                label: "10⁻³ (vanished)".into(),
+                y: 1e-3,
+                tone: Tone::Muted,
+            });
+            marks.push(Mark::HRule {
+                label: "10³ (exploded)".into(),
+                y: 1e3,
+                tone: Tone::Muted,
+            });
+            ChartSpec {
+                x: Axis {
+                    label: "depth L".into(),
+                    min: 1.0,
+                    max: MAX_DEPTH as f64,
+                    log: true,
+                },
+                y: Axis::log_decades("bottom / top gradient norm", lo, hi),
+                marks,
+                legend_left: true,
+            }
+        })
+    });
+    let at_deepest = move |i: usize| {
+        Signal::derive(move || {
+            sweep.result.with(|r| {
+                r.as_ref()
+                    .and_then(|s| s.rows.get(i))
+                    .and_then(|(_, v)| v.last().copied().flatten())
+                    .unwrap_or(if r.is_some() { f64::INFINITY } else { f64::NAN })
+            })
+        })
+    };
+    let summary = Signal::derive(move || {
+        sweep.result.with(|r| match r {
+            None => "Computing the depth sweep…".to_string(),
+            Some(s) => s
+                .rows
+                .iter()
+                .map(|(w, v)| {
+                    format!(
+                        "{}: {} at depth 128",
+                        w.label(),
+                        number_or_f64_limit(v.last().copied().flatten().unwrap_or(f64::INFINITY))
+                    )
+                })
+                .collect::<Vec<_>>()
+                .join("; "),
+        })
+    });
+    let caption = Signal::derive(move || {
+        sweep.result.with(|r| match r {
+            // Progress only while a sweep runs (progress 1 = nothing started: off screen).
+            None => match sweep.progress.get() {
+                p if p < 1.0 => format!("Computing the four wirings at eight depths… {}%", (p * 100.0).round()),
+                _ => "Computing the four wirings at eight depths…".to_string(),
+            },
+            Some(s) => {
+                let parts: Vec<String> = s
+                    .rows
+                    .iter()
+                    .map(|(w, v)| {
+                        let at = |d: usize| SWEEP_DEPTHS.iter().position(|x| *x == d).and_then(|i| v[i]);
+                        format!("{}: {} at L = 32, {} at L = 128", w.label(), number_or_f64_limit(at(32).unwrap_or(f64::INFINITY)), number_or_f64_limit(at(128).unwrap_or(f64::INFINITY)))
+                    })
+                    .collect();
+                let pending = sweep.progress.get();
+                let status = if pending < 1.0 {
+                    format!(" (Recomputing for the new settings… {}%.)", (pending * 100.0).round())
+                } else {
+                    String::new()
+                };
+                format!("Bottom-to-top gradient ratio of real stacks (same seed, input and weights for every depth: a shallow stack is the first blocks of a deep one). {}.{status}", parts.join("; "))
+            }
+        })
+    });
+    let csv = Callback::new(move |_| {
+        sweep.result.with_untracked(|r| {
+            let mut out =
+                String::from("depth,no_residual_no_norm,post_norm,pre_norm,residual_no_norm\n");
+            if let Some(s) = r {
+                for (i, d) in SWEEP_DEPTHS.iter().enumerate() {
+                    let cells: Vec<String> = s
+                        .rows
+                        .iter()
+                        .map(|(_, v)| {
+                            v[i].map(|x| x.to_string())
+                                .unwrap_or_else(|| "overflow".into())
+                        })
+                        .collect();
+                    out.push_str(&format!("{d},{}\n", cells.join(",")));
+                }
+            }
+            out
+        })
+    });
+    let controls = move || view! { <StackControls model=model instance="-sweep" /> };
+    view! {
+        <Figure id="depth-sweep" on_screen=on_screen title="Depth sweep: four wirings from 1 to 128 blocks" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
+            <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>
+                {SWEEP_READOUTS.iter().enumerate().map(|(i, name)| {
+                    let label = ["no residual, no norm (L = 128)", "post-norm (L = 128)", "pre-norm (L = 128)", "residual, no norm (L = 128)"][i];
+                    view! { <Readout name=*name label=label value=at_deepest(i) format=number_or_f64_limit /> }
+                }).collect_view()}
+            </div>
+        </Figure>
+    }
+}

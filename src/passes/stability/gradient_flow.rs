@@ -1,0 +1,134 @@
+//! Figure `gradient-flow`: the gradient norm reaching each layer of a real stack, as a
+//! lit/dark strip and as a curve beside the toy chain.
+
+use leptos::prelude::*;
+
+use super::controls::*;
+use super::draw::*;
+use super::model::StabilityModel;
+use super::schedule::profile_hook::{source_of, use_gradient_profile};
+use super::sentences::*;
+use crate::math::stability::{bottom_to_top, verdict_of};
+use crate::state::choices::GRADIENTS;
+use crate::widgets::format::number_or_f64_limit;
+use crate::widgets::format::three_digits;
+use crate::widgets::format::{format_number, pending_whole};
+use crate::widgets::{Chart, ColorBar, Figure, Heatmap, Readout, Scale, Select, Slider, Tone};
+
+/// Figure `gradient-flow`.
+#[component]
+pub fn GradientFlowFigure(
+    model: StabilityModel,
+    #[prop(default = true)] show_controls: bool,
+) -> impl IntoView {
+    let on_screen = RwSignal::new(false);
+    let run = use_gradient_profile(model.shape, model.depth, on_screen, model);
+    let norms = Memo::new(move |_| {
+        run.result
+            .with(|r| {
+                r.as_ref()
+                    .map(|(_, p)| shown_norms(p, model.weights.get()).to_vec())
+            })
+            .unwrap_or_default()
+    });
+    let grid = Memo::new(move |_| norms.with(|n| strip_grid(n)));
+    let ratio = Signal::derive(move || norms.with(|n| ratio_or_pending(n)));
+    let which = move || {
+        if model.weights.get() {
+            "weight"
+        } else {
+            "input"
+        }
+    };
+    // What the strip and the curve say: `shown` once a profile is there, the same
+    // waiting sentence for both until then.
+    let described = move |shown: fn(&str, usize, String) -> String| {
+        Signal::derive(move || {
+            if norms.with(Vec::is_empty) {
+                return format!(
+                    "The stack of {} blocks is still being computed.",
+                    model.depth.get()
+                );
+            }
+            shown(
+                which(),
+                norms.with(Vec::len),
+                number_or_f64_limit(ratio.get()),
+            )
+        })
+    };
+    let summary = described(|which, layers, ratio| {
+        format!("Strip of {layers} layers coloured by log₁₀ of the {which} gradient norm; bottom over top = {ratio}.")
+    });
+    let curve_summary = described(|which, layers, ratio| {
+        format!("Curve of the {which} gradient norm at each of {layers} layers, on a log scale; bottom over top = {ratio}.")
+    });
+    // A memo: the chart redraws only when what it draws changes, not on every input.
+    let spec = Memo::new(move |_| {
+        norms.with(|n| {
+            let label = model.shape.with(|s| s.wiring.label());
+            profile_chart(
+                &[(label, n.as_slice(), Tone::Blue)],
+                Some(model.rho.get()),
+                || model.depth.get(),
+            )
+        })
+    });
+    let caption = Signal::derive(move || {
+        run.result.with(|r| match r {
+            None => "Computing the stack…".to_string(),
+            Some((depth, p)) => {
+                let n = shown_norms(p, model.weights.get());
+                let verdict = verdict_of(bottom_to_top(n));
+                let toy = model.rho.get().powi(*depth as i32 - 1);
+                model.shape.with(|s| {
+                    format!(
+                        "A real stack of {depth} blocks ({}; d_model {}, {} heads, {} tokens, gain {}), forward and backward in f64. {} The toy chain with ρ = {} would give ρ^(L−1) = {} between the same layers.",
+                        s.wiring.label(),
+                        s.d_model,
+                        s.heads,
+                        s.seq_len,
+                        format_number(s.gain, 3),
+                        verdict_sentence(verdict, *depth, p.first_backward_overflow().or(p.forward_overflow)),
+                        format_number(model.rho.get(), 2),
+                        format_number(toy, 3)
+                    )
+                })
+            }
+        })
+    });
+    let csv = Callback::new(move |_| {
+        run.result
+            .with_untracked(|r| r.as_ref().map(|(_, p)| profile_csv(p)).unwrap_or_default())
+    });
+    let controls = move || {
+        let (grad, set_grad) = model.state.choice_control("grad");
+        let (_, set_rho) = model.state.float_control("rho");
+        view! {
+            <DepthSlider model=model instance="" />
+            <WiringControls model=model res="res" norm="norm" label="Wiring" instance="" />
+            <Select key="grad" label="Gradient shown" options=&GRADIENTS value=grad on_change=set_grad />
+            <Slider key="rho" label="Toy factor ρ" value=model.rho on_change=set_rho
+                scale=Scale::Linear { min: 0.1, max: 1.5, step: 0.05 } format=three_digits />
+            <StackControls model=model instance="" />
+            {heads_note(model)}
+        }
+    };
+    view! {
+        <Figure id="gradient-flow" on_screen=on_screen title="Gradient flow through a real stack" caption=caption summary=summary csv=csv
+            controls=controls show_controls=show_controls>
+            <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
+            <div class="strip">
+                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 />
+            </div>
+            <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
+            <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 max_width=760.0 />
+            <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
+                <Readout name="grad-ratio" label="bottom / top" value=ratio format=number_or_f64_limit />
+                <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map_or(f64::NAN, |(d, _)| *d as f64))) format=pending_whole />
+                <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
+                <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
+            </div>
+        </Figure>
+    }
+}

@@ -1,0 +1,36 @@
+//! The URL state: a typed table of every setting on the page, parsed from and written to
+//! the query string, and the reactive store the page reads it through.
+//!
+//! - [`table`]: one row per key (kind, range, default, meaning, figures);
+//! - [`choices`]: one row per option of every choice (URL id, label, typed value);
+//! - [`registry`]: the passes and their figures (ids, numbers, titles);
+//! - [`params`]: the values of every key, read through [`Params::get`];
+//! - [`query`]: parsing a query string (total, with notices) and writing one;
+//! - [`number`]: decimal numerals to f64;
+//! - [`reads`]: which keys a computation read;
+//! - [`view`]: the keys that lay the page out (`embed`, `hide`, `theme`);
+//! - [`store`]: the reactive store, [`UrlState`], and the controls' bindings.
+//!
+//! Data flows one way: URL → [`Params`] → the store's memos → the passes' math → drawing.
+
+pub mod choices;
+pub mod number;
+pub mod params;
+pub mod query;
+pub mod reads;
+pub mod registry;
+pub mod store;
+pub mod table;
+pub mod view;
+
+pub use choices::{Choice, ChoiceList, Choices};
+pub use number::{parse_number, round_significant};
+pub use params::{Params, StateError};
+pub use query::{display_value, Notice};
+pub use reads::{KeySet, Recording};
+pub use store::{use_url_state, UrlState, ViewParamsRef};
+pub use table::{
+    float_range, int_range, pow2_range, spec, spec_index, ParamKind, ParamSpec, Value, PARAMS,
+    SEED_MAX,
+};
+pub use view::{Theme, ViewParams};

@@ -1,0 +1,132 @@
+//! The passes and their figures: ids (public contract: section ids end links as
+//! `#<id>`, figure ids are `data-figure` and `embed=` values), numbers and titles. The
+//! page shell, the lazy loader, the embed view and the URL table all read this one list.
+
+/// One figure of a pass.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct FigureInfo {
+    /// The figure's id (`data-figure`, `embed=`, `#<id>`).
+    pub id: &'static str,
+    /// Its title, as the figure and its embed code show it.
+    pub title: &'static str,
+}
+
+/// One pass: a section of the page.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct PassInfo {
+    /// The section's id (`<section id>`, links end in `#<id>`).
+    pub id: &'static str,
+    /// 1 to 4, in page order.
+    pub number: u8,
+    /// The section's title, after "Pass N".
+    pub title: &'static str,
+    /// The claim the pass makes, in one sentence (the page's contents list).
+    pub claim: &'static str,
+    /// Its figures, in page order.
+    pub figures: &'static [FigureInfo],
+}
+
+const fn figure(id: &'static str, title: &'static str) -> FigureInfo {
+    FigureInfo { id, title }
+}
+
+/// Every pass, in page order.
+pub static PASSES: [PassInfo; 4] = [
+    PassInfo {
+        id: "backprop",
+        number: 1,
+        title: "Backprop: the softmax is the only door",
+        claim: "Every gradient that reaches W_Q and W_K passes through the softmax, and a saturated softmax lets none through.",
+        figures: &[
+            figure("jacobian", "The softmax Jacobian J = diag(p) − ppᵀ"),
+            figure("jacobian-vs-dk", "Mean ‖J‖_F against dₖ: the collapse, measured"),
+        ],
+    },
+    PassInfo {
+        id: "complexity",
+        number: 2,
+        title: "Complexity: why context is expensive",
+        claim: "The score matrix grows with n², the KV cache only with n.",
+        figures: &[
+            figure("memory-vs-context", "Memory against context: the n² wall and the linear cache"),
+            figure("flops-vs-context", "FLOPs per layer: where attention starts to dominate"),
+            figure("measured-attention", "Measured: attention's time in your browser"),
+        ],
+    },
+    PassInfo {
+        id: "linear-algebra",
+        number: 3,
+        title: "Linear algebra: a rank-dₖ object in an n×n costume",
+        claim: "The scores QKᵀ have rank at most dₖ; the softmax does not keep that bound.",
+        figures: &[
+            figure("score-rank", "The rank of the scores, and of the attention"),
+            figure("low-rank-target", "Best rank-k approximations of attention patterns"),
+            figure("multi-head", "Multi-head: h small ranks, mixed back by W_O"),
+            figure("lora", "The bridge to LoRA: a low-rank update, counted"),
+        ],
+    },
+    PassInfo {
+        id: "stability",
+        number: 4,
+        title: "Stability: why deep stacks train at all",
+        claim: "Without residuals a deep stack's gradient vanishes; the identity path keeps it alive.",
+        figures: &[
+            figure("gradient-flow", "Gradient flow through a real stack"),
+            figure("gradient-ab", "Side by side: the identity highway at work"),
+            figure("depth-sweep", "Depth sweep: four wirings from 1 to 128 blocks"),
+        ],
+    },
+];
+
+/// The pass with section id `id`.
+pub fn pass(id: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().find(|p| p.id == id)
+}
+
+/// The pass that shows figure `id`.
+pub fn pass_of_figure(id: &str) -> Option<&'static PassInfo> {
+    PASSES.iter().find(|p| p.figures.iter().any(|f| f.id == id))
+}
+
+/// The figure with id `id`.
+pub fn figure_info(id: &str) -> Option<&'static FigureInfo> {
+    PASSES
+        .iter()
+        .flat_map(|p| p.figures.iter())
+        .find(|f| f.id == id)
+}
+
+/// The title of figure `id` ("" for an unknown id).
+pub fn figure_title(id: &str) -> &'static str {
+    figure_info(id).map_or("", |f| f.title)
+}
+
+/// Every figure id, in page order.
+pub fn figure_ids() -> impl Iterator<Item = &'static str> {
+    PASSES.iter().flat_map(|p| p.figures.iter().map(|f| f.id))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_figure_id_is_unique_and_belongs_to_one_pass() {
+        let ids: Vec<_> = figure_ids().collect();
+        assert_eq!(ids.len(), 12);
+        for id in &ids {
+            assert_eq!(ids.iter().filter(|i| *i == id).count(), 1, "{id}");
+            assert!(pass_of_figure(id).is_some());
+        }
+        assert_eq!(pass_of_figure("jacobian").map(|p| p.number), Some(1));
+        assert_eq!(pass_of_figure("nope"), None);
+    }
+
+    #[test]
+    fn passes_are_numbered_in_page_order() {
+        for (i, p) in PASSES.iter().enumerate() {
+            assert_eq!(p.number as usize, i + 1);
+            assert_eq!(pass(p.id), Some(p));
+        }
+    }
+}

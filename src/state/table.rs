@@ -1,0 +1,511 @@
+//! The URL-state table: every setting on the page as one row (key, kind and range,
+//! default, meaning, the figures it belongs to). Parsing, writing, the controls' ranges and
+//! the documentation all read these rows (the full table is in docs/url-state.md).
+
+use super::choices::{
+    ChoiceList, AXES, DTYPES, GRADIENTS, LORA_SHAPES, MLPS, MODELS, NORMS, SHOWN_MATRICES, TARGETS,
+};
+
+/// What a parameter holds and its valid range.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum ParamKind {
+    /// A whole number in `min..=max`.
+    Int { min: i64, max: i64 },
+    /// A finite real in `min..=max`.
+    Float { min: f64, max: f64 },
+    /// A power of two 2^e with e in `min_exp..=max_exp`.
+    Pow2 { min_exp: u32, max_exp: u32 },
+    /// On or off (`1`/`0`; `true`/`false`, `on`/`off` are also read).
+    Bool,
+    /// One of the options of a choice list (see [`super::choices`]).
+    Choice(&'static dyn ChoiceList),
+    /// Comma-separated finite reals, each clamped to `min..=max`, `min_len..=max_len` of them.
+    FloatList {
+        min_len: usize,
+        max_len: usize,
+        min: f64,
+        max: f64,
+    },
+}
+
+/// A parameter's value.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Value {
+    Int(i64),
+    Float(f64),
+    Bool(bool),
+    Choice(&'static str),
+    /// `None` is the empty list (the parameter is unset).
+    List(Option<Vec<f64>>),
+}
+
+/// One row of the URL-state table.
+#[derive(Clone, Debug)]
+pub struct ParamSpec {
+    /// The query-string key (public contract: never rename).
+    pub key: &'static str,
+    pub kind: ParamKind,
+    pub default: Value,
+    /// What the key means, for the README table and notices.
+    pub meaning: &'static str,
+    /// The figures whose state includes this key (for embed links).
+    pub figures: &'static [&'static str],
+}
+
+/// The largest seed of every seed field (`seed`, `rseed`, `sseed`); seeds run 0..=SEED_MAX.
+pub const SEED_MAX: i64 = 999_999;
+
+const PASS1_FIGURES: &[&str] = &["jacobian", "jacobian-vs-dk"];
+const JACOBIAN_ONLY: &[&str] = &["jacobian"];
+const PASS2_MODEL: &[&str] = &["memory-vs-context", "flops-vs-context"];
+const MEMORY_ONLY: &[&str] = &["memory-vs-context"];
+const PASS3_TOKENS: &[&str] = &["score-rank", "low-rank-target", "multi-head"];
+const SCORE_RANK: &[&str] = &["score-rank"];
+const LOW_RANK: &[&str] = &["low-rank-target"];
+const MULTI_HEAD: &[&str] = &["multi-head"];
+const LORA: &[&str] = &["lora"];
+const PASS4_ALL: &[&str] = &["gradient-flow", "gradient-ab", "depth-sweep"];
+const PASS4_DEPTH: &[&str] = &["gradient-flow", "gradient-ab"];
+const GRADIENT_FLOW: &[&str] = &["gradient-flow"];
+const GRADIENT_AB: &[&str] = &["gradient-ab"];
+
+const fn int_param(
+    key: &'static str,
+    min: i64,
+    max: i64,
+    default: i64,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Int { min, max },
+        default: Value::Int(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn float_param(
+    key: &'static str,
+    min: f64,
+    max: f64,
+    default: f64,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Float { min, max },
+        default: Value::Float(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn choice_param(
+    key: &'static str,
+    options: &'static dyn ChoiceList,
+    default: &'static str,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Choice(options),
+        default: Value::Choice(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn bool_param(
+    key: &'static str,
+    default: bool,
+    meaning: &'static str,
+    figures: &'static [&'static str],
+) -> ParamSpec {
+    ParamSpec {
+        key,
+        kind: ParamKind::Bool,
+        default: Value::Bool(default),
+        meaning,
+        figures,
+    }
+}
+
+const fn custom(
+    key: &'static str,
+    min: i64,
+    max: i64,
+    default: i64,
+    meaning: &'static str,
+) -> ParamSpec {
+    int_param(key, min, max, default, meaning, PASS2_MODEL)
+}
+
+/// Every URL key of the page. Order is the order keys are written in a link.
+pub static PARAMS: &[ParamSpec] = &[
+    ParamSpec {
+        key: "n",
+        kind: ParamKind::Int { min: 2, max: 64 },
+        default: Value::Int(8),
+        meaning: "Pass 1: number of tokens n",
+        figures: PASS1_FIGURES,
+    },
+    ParamSpec {
+        key: "dk",
+        kind: ParamKind::Pow2 {
+            min_exp: 0,
+            max_exp: 10,
+        },
+        default: Value::Int(64),
+        meaning: "Pass 1: key dimension d_k (a power of two)",
+        figures: PASS1_FIGURES,
+    },
+    ParamSpec {
+        key: "div",
+        kind: ParamKind::Bool,
+        default: Value::Bool(true),
+        meaning: "Pass 1: divide the scores by √d_k",
+        figures: JACOBIAN_ONLY,
+    },
+    ParamSpec {
+        key: "alpha",
+        kind: ParamKind::Float {
+            min: 0.05,
+            max: 50.0,
+        },
+        default: Value::Float(1.0),
+        meaning: "Pass 1: logit scale α",
+        figures: PASS1_FIGURES,
+    },
+    ParamSpec {
+        key: "seed",
+        kind: ParamKind::Int {
+            min: 0,
+            max: SEED_MAX,
+        },
+        default: Value::Int(1),
+        meaning: "Pass 1: random seed for q and the keys",
+        figures: PASS1_FIGURES,
+    },
+    ParamSpec {
+        key: "z",
+        kind: ParamKind::FloatList {
+            min_len: 2,
+            max_len: 64,
+            min: -1000.0,
+            max: 1000.0,
+        },
+        default: Value::List(None),
+        meaning: "Pass 1: explicit raw scores z (replace the sampled ones; n follows their count)",
+        figures: JACOBIAN_ONLY,
+    },
+    ParamSpec {
+        key: "ctx",
+        kind: ParamKind::Int {
+            min: 128,
+            max: 1_048_576,
+        },
+        default: Value::Int(4096),
+        meaning: "Pass 2: context length n in tokens",
+        figures: PASS2_MODEL,
+    },
+    ParamSpec {
+        key: "model",
+        kind: ParamKind::Choice(&MODELS),
+        default: Value::Choice("llama2-7b"),
+        meaning: "Pass 2: model configuration",
+        figures: PASS2_MODEL,
+    },
+    ParamSpec {
+        key: "dtype",
+        kind: ParamKind::Choice(&DTYPES),
+        default: Value::Choice("bf16"),
+        meaning: "Pass 2: element type of scores, cache and weights",
+        figures: MEMORY_ONLY,
+    },
+    ParamSpec {
+        key: "batch",
+        kind: ParamKind::Int { min: 1, max: 64 },
+        default: Value::Int(1),
+        meaning: "Pass 2: batch size",
+        figures: MEMORY_ONLY,
+    },
+    ParamSpec {
+        key: "axes",
+        kind: ParamKind::Choice(&AXES),
+        default: Value::Choice("log"),
+        meaning: "Pass 2: memory axes, log or linear",
+        figures: MEMORY_ONLY,
+    },
+    custom("cl", 1, 256, 32, "Pass 2, custom model: layers"),
+    custom("cd", 1, 65_536, 4096, "Pass 2, custom model: d_model"),
+    custom("ch", 1, 512, 32, "Pass 2, custom model: query heads"),
+    custom(
+        "ckv",
+        1,
+        512,
+        8,
+        "Pass 2, custom model: key/value heads (must divide the heads)",
+    ),
+    custom("cdh", 1, 1024, 128, "Pass 2, custom model: d_head"),
+    custom(
+        "cff",
+        1,
+        262_144,
+        14_336,
+        "Pass 2, custom model: MLP width d_ff",
+    ),
+    ParamSpec {
+        key: "cmlp",
+        kind: ParamKind::Choice(&MLPS),
+        default: Value::Choice("swiglu"),
+        meaning: "Pass 2, custom model: MLP kind",
+        figures: PASS2_MODEL,
+    },
+    custom(
+        "cv",
+        1,
+        1_000_000,
+        32_000,
+        "Pass 2, custom model: vocabulary size",
+    ),
+    custom(
+        "cwin",
+        0,
+        1_048_576,
+        0,
+        "Pass 2, custom model: sliding window (0 for none)",
+    ),
+    int_param("rn", 2, 256, 32, "Pass 3: tokens n", PASS3_TOKENS),
+    int_param(
+        "rdk",
+        1,
+        256,
+        4,
+        "Pass 3: key dimension d_k (at most n is used)",
+        SCORE_RANK,
+    ),
+    int_param(
+        "rseed",
+        0,
+        SEED_MAX,
+        1,
+        "Pass 3: random seed for Q, K, the random target and the heads",
+        PASS3_TOKENS,
+    ),
+    choice_param(
+        "rshow",
+        &SHOWN_MATRICES,
+        "s",
+        "Pass 3: matrix shown, S or A = softmax(S)",
+        SCORE_RANK,
+    ),
+    choice_param(
+        "target",
+        &TARGETS,
+        "causal",
+        "Pass 3: target attention pattern",
+        LOW_RANK,
+    ),
+    int_param(
+        "rk",
+        1,
+        256,
+        4,
+        "Pass 3: rank k of the approximation (at most n is used)",
+        LOW_RANK,
+    ),
+    int_param(
+        "mhd",
+        16,
+        128,
+        64,
+        "Pass 3: d_model of the multi-head figure",
+        MULTI_HEAD,
+    ),
+    int_param(
+        "mhh",
+        1,
+        8,
+        4,
+        "Pass 3: heads h (must divide d_model)",
+        MULTI_HEAD,
+    ),
+    choice_param(
+        "lshape",
+        &LORA_SHAPES,
+        "4096x4096",
+        "Pass 3, LoRA: weight matrix d_out × d_in",
+        LORA,
+    ),
+    int_param("lout", 1, 65_536, 4096, "Pass 3, LoRA custom: d_out", LORA),
+    int_param("lin", 1, 65_536, 4096, "Pass 3, LoRA custom: d_in", LORA),
+    int_param("lr", 1, 256, 8, "Pass 3, LoRA: rank r", LORA),
+    choice_param(
+        "ldtype",
+        &DTYPES,
+        "bf16",
+        "Pass 3, LoRA: element type",
+        LORA,
+    ),
+    float_param(
+        "ldecay",
+        0.0,
+        3.0,
+        1.0,
+        "Pass 3, LoRA example: spectrum decay exponent",
+        LORA,
+    ),
+    int_param("depth", 1, 128, 32, "Pass 4: depth L (blocks)", PASS4_DEPTH),
+    bool_param("res", false, "Pass 4: residual connections", GRADIENT_FLOW),
+    choice_param(
+        "norm",
+        &NORMS,
+        "none",
+        "Pass 4: LayerNorm placement",
+        GRADIENT_FLOW,
+    ),
+    float_param(
+        "gain",
+        0.25,
+        2.0,
+        1.0,
+        "Pass 4: initialisation gain",
+        PASS4_ALL,
+    ),
+    int_param(
+        "sseed",
+        0,
+        SEED_MAX,
+        1,
+        "Pass 4: random seed for weights, input and loss",
+        PASS4_ALL,
+    ),
+    choice_param(
+        "grad",
+        &GRADIENTS,
+        "act",
+        "Pass 4: gradient shown, activations or weights",
+        PASS4_DEPTH,
+    ),
+    int_param("dmodel", 16, 64, 32, "Pass 4: d_model", PASS4_ALL),
+    int_param(
+        "heads",
+        1,
+        4,
+        2,
+        "Pass 4: heads (must divide d_model)",
+        PASS4_ALL,
+    ),
+    int_param("seq", 4, 16, 8, "Pass 4: sequence length", PASS4_ALL),
+    float_param(
+        "rho",
+        0.1,
+        1.5,
+        0.7,
+        "Pass 4: per-layer factor ρ of the toy chain",
+        GRADIENT_FLOW,
+    ),
+    bool_param(
+        "ares",
+        false,
+        "Pass 4, side by side: residual of A",
+        GRADIENT_AB,
+    ),
+    choice_param(
+        "anorm",
+        &NORMS,
+        "none",
+        "Pass 4, side by side: norm placement of A",
+        GRADIENT_AB,
+    ),
+    bool_param(
+        "bres",
+        true,
+        "Pass 4, side by side: residual of B",
+        GRADIENT_AB,
+    ),
+    choice_param(
+        "bnorm",
+        &NORMS,
+        "pre",
+        "Pass 4, side by side: norm placement of B",
+        GRADIENT_AB,
+    ),
+];
+
+/// The index of `key` in [`PARAMS`].
+pub fn spec_index(key: &str) -> Option<usize> {
+    PARAMS.iter().position(|p| p.key == key)
+}
+
+/// The row of `key`.
+pub fn spec(key: &str) -> Option<&'static ParamSpec> {
+    PARAMS.iter().find(|p| p.key == key)
+}
+
+/// (min, max) of a whole-number key (a power-of-two key gives its smallest and largest
+/// power); (0, 0) for another kind of key, which no control asks for.
+pub fn int_range(key: &str) -> (i64, i64) {
+    match spec(key).map(|s| s.kind) {
+        Some(ParamKind::Int { min, max }) => (min, max),
+        Some(ParamKind::Pow2 { min_exp, max_exp }) => (1 << min_exp, 1 << max_exp),
+        _ => (0, 0),
+    }
+}
+
+/// (min, max) of a real-valued key; (0, 0) for another kind of key.
+pub fn float_range(key: &str) -> (f64, f64) {
+    match spec(key).map(|s| s.kind) {
+        Some(ParamKind::Float { min, max }) => (min, max),
+        Some(ParamKind::Int { min, max }) => (min as f64, max as f64),
+        _ => (0.0, 0.0),
+    }
+}
+
+/// (min_exp, max_exp) of a power-of-two key; (0, 0) for another kind of key.
+pub fn pow2_range(key: &str) -> (u32, u32) {
+    match spec(key).map(|s| s.kind) {
+        Some(ParamKind::Pow2 { min_exp, max_exp }) => (min_exp, max_exp),
+        _ => (0, 0),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_figure_a_key_names_is_a_figure_of_the_page() {
+        for spec in PARAMS {
+            for f in spec.figures {
+                assert!(
+                    super::super::registry::figure_info(f).is_some(),
+                    "{} names unknown figure {f}",
+                    spec.key
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn every_choice_default_is_one_of_its_options() {
+        for spec in PARAMS {
+            if let (ParamKind::Choice(list), Value::Choice(d)) = (spec.kind, &spec.default) {
+                assert_eq!(list.find(d), Some(*d), "{}", spec.key);
+            }
+        }
+    }
+
+    #[test]
+    fn ranges_are_read_from_the_rows() {
+        assert_eq!(int_range("depth"), (1, 128));
+        assert_eq!(int_range("dk"), (1, 1024));
+        assert_eq!(pow2_range("dk"), (0, 10));
+        assert_eq!(float_range("gain"), (0.25, 2.0));
+        assert_eq!(int_range("gain"), (0, 0));
+    }
+}

@@ -1,0 +1,136 @@
+//! Browser observers behind small hooks: an element's width (ResizeObserver), whether it
+//! is near the screen (IntersectionObserver), and web fonts arriving. Each disconnects
+//! itself when its owner is cleaned up.
+
+use leptos::prelude::*;
+use wasm_bindgen::closure::Closure;
+use wasm_bindgen::JsCast;
+
+/// The CSS-pixel width of an element, kept current by a ResizeObserver.
+/// Starts at `initial` until the element is measured.
+pub fn use_element_width<E>(node: NodeRef<E>, initial: f64) -> ReadSignal<f64>
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    let (width, set_width) = signal(initial);
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let Ok(el) = el.dyn_into::<web_sys::Element>() else {
+            return;
+        };
+        let measured = el.get_bounding_client_rect().width();
+        if measured > 0.0 {
+            set_width.set(measured);
+        }
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
+                let w = entry.content_rect().width();
+                // `try_`: a last notice may arrive as the component goes away.
+                if w > 0.0
+                    && width
+                        .try_get_untracked()
+                        .is_some_and(|old| (w - old).abs() >= 0.5)
+                {
+                    set_width.try_set(w);
+                }
+            }
+        });
+        if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
+            observer.observe(&el);
+            disconnect_on_cleanup(move || observer.disconnect(), callback);
+        }
+    });
+    width
+}
+
+/// Keeps `on_screen` true while `node` is within 200 px of the viewport (an
+/// IntersectionObserver), so heavy figures compute only when a reader can see them.
+/// Where the observer is unavailable, the figure counts as always on screen.
+pub fn observe_on_screen<E>(node: NodeRef<E>, on_screen: RwSignal<bool>)
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    observe_near_screen(node, on_screen, "200px 0px");
+}
+
+/// Keeps `near` true while `node` is within `margin` (a CSS margin, e.g. `"100% 0px"`) of
+/// the viewport. Where the observer is unavailable, `node` counts as always near.
+pub fn observe_near_screen<E>(node: NodeRef<E>, on_screen: RwSignal<bool>, margin: &'static str)
+where
+    E: leptos::html::ElementType,
+    E::Output: JsCast + Clone + 'static,
+{
+    Effect::new(move |_| {
+        let Some(el) = node.get() else { return };
+        let Ok(el) = el.dyn_into::<web_sys::Element>() else {
+            return;
+        };
+        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
+            if let Some(entry) = entries
+                .iter()
+                .last()
+                .and_then(|e| e.dyn_into::<web_sys::IntersectionObserverEntry>().ok())
+            {
+                let visible = entry.is_intersecting();
+                if on_screen
+                    .try_get_untracked()
+                    .is_some_and(|now| now != visible)
+                {
+                    on_screen.try_set(visible);
+                }
+            }
+        });
+        let options = web_sys::IntersectionObserverInit::new();
+        options.set_root_margin(margin);
+        match web_sys::IntersectionObserver::new_with_options(
+            callback.as_ref().unchecked_ref(),
+            &options,
+        ) {
+            Ok(observer) => {
+                observer.observe(&el);
+                disconnect_on_cleanup(move || observer.disconnect(), callback);
+            }
+            Err(_) => on_screen.set(true),
+        }
+    });
+}
+
+/// Runs `f` each time the page finishes loading fonts (`loadingdone` on `document.fonts`),
+/// until the current owner is cleaned up: text set in a web font changes size then.
+pub fn on_fonts_loaded(f: impl Fn() + 'static) {
+    let fonts = document().fonts();
+    let callback = Closure::<dyn FnMut()>::new(f);
+    if fonts
+        .add_event_listener_with_callback("loadingdone", callback.as_ref().unchecked_ref())
+        .is_ok()
+    {
+        let remove = {
+            let listener: js_sys::Function = callback
+                .as_ref()
+                .unchecked_ref::<js_sys::Function>()
+                .clone();
+            move || {
+                let _ = fonts.remove_event_listener_with_callback("loadingdone", &listener);
+            }
+        };
+        disconnect_on_cleanup(remove, callback);
+    }
+}
+
+/// When the current owner (an effect, a component) is cleaned up, runs `disconnect` and
+/// frees the observer's callback: a removed figure leaves no observer, closure or
+/// detached element behind, and no late callback touches its disposed signals.
+fn disconnect_on_cleanup<F: ?Sized + 'static>(
+    disconnect: impl FnOnce() + 'static,
+    callback: Closure<F>,
+) {
+    let parts =
+        send_wrapper::SendWrapper::new((Box::new(disconnect) as Box<dyn FnOnce()>, callback));
+    on_cleanup(move || {
+        let (disconnect, callback) = parts.take();
+        disconnect();
+        drop(callback);
+    });
+}

@@ -1,0 +1,109 @@
+//! The colour scheme's colours as drawing code needs them, read from the CSS custom
+//! properties of the page (`--c-*`), and provided to every figure.
+
+use leptos::prelude::*;
+
+/// The colours of the scheme in use, as drawing code needs them (read once per change).
+pub fn use_palette() -> Signal<Palette> {
+    use_context::<RwSignal<Palette>>()
+        .map(Signal::from)
+        .unwrap_or_else(|| Signal::stored(Palette::read()))
+}
+
+/// The theme's colours, read once per theme change from the CSS custom properties on
+/// `<html>` (reading computed style inside a draw would force a style recalculation).
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Palette {
+    pub bg: (u8, u8, u8),
+    pub fg: (u8, u8, u8),
+    pub muted: (u8, u8, u8),
+    pub grid: (u8, u8, u8),
+    pub coral: (u8, u8, u8),
+    pub blue: (u8, u8, u8),
+    pub green: (u8, u8, u8),
+    pub purple: (u8, u8, u8),
+    pub gold: (u8, u8, u8),
+}
+
+impl Default for Palette {
+    fn default() -> Self {
+        Palette {
+            bg: (255, 255, 255),
+            fg: (29, 29, 31),
+            muted: (95, 99, 104),
+            grid: (227, 225, 220),
+            coral: (217, 84, 63),
+            blue: (42, 111, 191),
+            green: (46, 139, 87),
+            purple: (123, 79, 184),
+            gold: (183, 134, 11),
+        }
+    }
+}
+
+impl Palette {
+    /// Reads the palette from the document's root element.
+    pub fn read() -> Self {
+        let d = Palette::default();
+        let Some(root) = document().document_element() else {
+            return d;
+        };
+        Palette {
+            bg: css_color(&root, "--c-surface", d.bg),
+            fg: css_color(&root, "--c-fg", d.fg),
+            muted: css_color(&root, "--c-muted", d.muted),
+            grid: css_color(&root, "--c-grid", d.grid),
+            coral: css_color(&root, "--c-coral", d.coral),
+            blue: css_color(&root, "--c-blue", d.blue),
+            green: css_color(&root, "--c-green", d.green),
+            purple: css_color(&root, "--c-purple", d.purple),
+            gold: css_color(&root, "--c-gold", d.gold),
+        }
+    }
+}
+
+/// CSS `rgb()` text of a colour.
+pub fn css_rgb((r, g, b): (u8, u8, u8)) -> String {
+    format!("rgb({r},{g},{b})")
+}
+
+/// Reads a CSS custom property (e.g. `--c-fg`) as an RGB triple; `fallback` if absent.
+pub fn css_color(element: &web_sys::Element, name: &str, fallback: (u8, u8, u8)) -> (u8, u8, u8) {
+    let Ok(Some(style)) = window().get_computed_style(element) else {
+        return fallback;
+    };
+    let Ok(value) = style.get_property_value(name) else {
+        return fallback;
+    };
+    parse_hex_color(value.trim()).unwrap_or(fallback)
+}
+
+/// Parses `#rgb` or `#rrggbb`.
+pub fn parse_hex_color(text: &str) -> Option<(u8, u8, u8)> {
+    let hex = text.strip_prefix('#')?;
+    let digits: Vec<u8> = hex
+        .chars()
+        .map(|c| c.to_digit(16).map(|d| d as u8))
+        .collect::<Option<_>>()?;
+    match digits.len() {
+        3 => Some((digits[0] * 17, digits[1] * 17, digits[2] * 17)),
+        6 => Some((
+            digits[0] * 16 + digits[1],
+            digits[2] * 16 + digits[3],
+            digits[4] * 16 + digits[5],
+        )),
+        _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hex_colours_parse() {
+        assert_eq!(parse_hex_color("#ff8000"), Some((255, 128, 0)));
+        assert_eq!(parse_hex_color("#fff"), Some((255, 255, 255)));
+        assert_eq!(parse_hex_color("red"), None);
+    }
+}
