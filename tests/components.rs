@@ -191,19 +191,19 @@ async fn heatmap_draws_crisply_and_reads_cells_by_keyboard() {
 }
 
 #[wasm_bindgen_test]
-async fn figure_has_its_id_caption_summary_and_actions() {
+async fn figure_has_its_id_title_caption_summary_and_actions() {
     let root = container();
     let (caption, set_caption) = signal("first caption".to_string());
     let _handle = leptos::mount::mount_to(root.clone(), move || {
         view! {
-            <Figure id="test-figure" title="A test" caption=caption summary=Signal::derive(|| "summary".to_string())
+            <Figure id="jacobian" caption=caption summary=Signal::derive(|| "summary".to_string())
                 csv=Callback::new(|_| "a,b\n1,2\n".to_string()) controls=|| view! { <span class="ctl">"controls"</span> }>
                 <p>"body"</p>
             </Figure>
         }
     });
     tick().await;
-    let fig = query(&root, "[data-figure=\"test-figure\"]");
+    let fig = query(&root, "[data-figure=\"jacobian\"]");
     assert_eq!(fig.tag_name().to_lowercase(), "figure");
     for action in ["png", "csv", "copy-link", "copy-embed"] {
         query(&fig, &format!("[data-action=\"{action}\"]"));
@@ -224,13 +224,14 @@ async fn figure_has_its_id_caption_summary_and_actions() {
         query(&fig, ".figure-body")
             .get_attribute("aria-label")
             .unwrap(),
-        "A test. summary"
+        "The softmax Jacobian J = diag(p) − ppᵀ. summary",
+        "the title comes from the registry of passes"
     );
     query(&fig, "[data-action=\"copy-embed\"]").click();
     tick().await;
     let share: HtmlInputElement = query(&fig, "[data-share=\"embed\"]").dyn_into().unwrap();
     assert!(
-        share.value().contains("embed=test-figure"),
+        share.value().contains("embed=jacobian"),
         "{}",
         share.value()
     );

@@ -110,6 +110,11 @@ impl ModelConfig {
     }
 }
 
+/// Shortest context the page models (tokens).
+pub const MIN_CONTEXT: u64 = 128;
+/// Longest context the page models: 2²⁰ tokens, about a million.
+pub const MAX_CONTEXT: u64 = 1 << 20;
+
 /// A published configuration: name, layers, d_model, heads, kv_heads, d_ff, MLP, vocab,
 /// tied embeddings, context, sliding window (d_head = d_model / heads).
 #[allow(clippy::too_many_arguments)]

@@ -72,7 +72,7 @@ fn pattern_of(code: f64, seed: f64) -> Option<Pattern> {
 pub const READY: [f64; 2] = [0.0, 0.0];
 
 /// Largest n a request may ask for (the page's maximum).
-pub const MAX_N: usize = 256;
+pub use crate::math::rank::MAX_N;
 
 impl Job {
     /// The wire kind of this job.

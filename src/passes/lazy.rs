@@ -28,6 +28,7 @@ use leptos::prelude::*;
 use crate::state::registry::{pass, PassInfo};
 use crate::widgets::location::scroll_to_fragment;
 use crate::widgets::observers::observe_near_screen;
+use crate::widgets::PassHeading;
 
 /// A pass's section or figure on its way: the module's fetch, then the view.
 pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError>>>>;
@@ -115,11 +116,10 @@ pub fn placeholder(
     node: NodeRef<leptos::html::Section>,
     failed: bool,
 ) -> AnyView {
-    let title_id = format!("{}-title", pass.section_id());
-    let labelled_by = title_id.clone();
+    let labelled_by = format!("{}-title", pass.section_id());
     view! {
         <section class="pass pass-pending" id=pass.section_id() aria-labelledby=labelled_by data-lazy-pass=pass.section_id() data-failed=failed.then_some("") node_ref=node>
-            <h2 id=title_id><span class="pass-number">{format!("Pass {}", pass.info().number)}</span>" "{pass.info().title}</h2>
+            <PassHeading id=pass.section_id() />
             {status}
         </section>
     }

@@ -2,6 +2,11 @@
 //! default, meaning, the figures it belongs to). Parsing, writing, the controls' ranges and
 //! the documentation all read these rows (the full table is in docs/url-state.md).
 
+use crate::math::backprop::{MAX_TOKENS, MIN_TOKENS};
+use crate::math::complexity::{MAX_CONTEXT, MIN_CONTEXT};
+use crate::math::rank::MAX_N;
+use crate::math::stability::MAX_DEPTH;
+
 use super::choices::{
     ChoiceList, AXES, DTYPES, GRADIENTS, LORA_SHAPES, MLPS, MODELS, NORMS, SHOWN_MATRICES, TARGETS,
 };
@@ -148,7 +153,10 @@ const fn custom(
 pub static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "n",
-        kind: ParamKind::Int { min: 2, max: 64 },
+        kind: ParamKind::Int {
+            min: MIN_TOKENS as i64,
+            max: MAX_TOKENS as i64,
+        },
         default: Value::Int(8),
         meaning: "Pass 1: number of tokens n",
         figures: PASS1_FIGURES,
@@ -205,8 +213,8 @@ pub static PARAMS: &[ParamSpec] = &[
     ParamSpec {
         key: "ctx",
         kind: ParamKind::Int {
-            min: 128,
-            max: 1_048_576,
+            min: MIN_CONTEXT as i64,
+            max: MAX_CONTEXT as i64,
         },
         default: Value::Int(4096),
         meaning: "Pass 2: context length n in tokens",
@@ -279,7 +287,7 @@ pub static PARAMS: &[ParamSpec] = &[
         0,
         "Pass 2, custom model: sliding window (0 for none)",
     ),
-    int_param("rn", 2, 256, 32, "Pass 3: tokens n", PASS3_TOKENS),
+    int_param("rn", 2, MAX_N as i64, 32, "Pass 3: tokens n", PASS3_TOKENS),
     int_param(
         "rdk",
         1,
@@ -359,7 +367,14 @@ pub static PARAMS: &[ParamSpec] = &[
         "Pass 3, LoRA example: spectrum decay exponent",
         LORA,
     ),
-    int_param("depth", 1, 128, 32, "Pass 4: depth L (blocks)", PASS4_DEPTH),
+    int_param(
+        "depth",
+        1,
+        MAX_DEPTH as i64,
+        32,
+        "Pass 4: depth L (blocks)",
+        PASS4_DEPTH,
+    ),
     bool_param("res", false, "Pass 4: residual connections", GRADIENT_FLOW),
     choice_param(
         "norm",

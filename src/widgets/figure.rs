@@ -10,6 +10,7 @@ use web_sys::{HtmlAnchorElement, HtmlCanvasElement, HtmlElement};
 use super::canvas::device_pixel_ratio;
 use super::location::page_base_url;
 use super::palette::{css_rgb, Palette};
+use crate::state::registry::figure_title;
 use crate::state::use_url_state;
 
 /// Which text the share box shows.
@@ -127,9 +128,9 @@ fn copy_to_clipboard(text: &str) {
 /// The frame of a live figure.
 #[component]
 pub fn Figure(
-    /// Public figure id (`data-figure`, `embed=`).
+    /// Public figure id (`data-figure`, `embed=`); its title comes from the registry of
+    /// passes ([`crate::state::registry`]).
     id: &'static str,
-    title: &'static str,
     /// One sentence or a few, generated from the state, under the drawing.
     #[prop(into)]
     caption: Signal<String>,
@@ -149,6 +150,7 @@ pub fn Figure(
     on_screen: Option<RwSignal<bool>>,
     children: Children,
 ) -> impl IntoView {
+    let title = figure_title(id);
     let root = NodeRef::<html::Figure>::new();
     if let Some(signal) = on_screen {
         super::observers::observe_on_screen(root, signal);

@@ -21,6 +21,9 @@ pub use multi_head::{
 };
 pub use scores::{relative_errors, score_rank, ScoreRank, Spectrum};
 
+/// Most tokens of Pass 3's matrices.
+pub const MAX_N: usize = 256;
+
 /// The path of Pass 3's Gaussian matrices in a seed's streams.
 const STREAM_GAUSSIAN: u64 = 0x5ABC;
 

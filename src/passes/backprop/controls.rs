@@ -3,7 +3,6 @@
 use leptos::prelude::*;
 
 use super::model::BackpropModel;
-use crate::math::backprop::{MAX_TOKENS, MIN_TOKENS};
 use crate::state::Value;
 use crate::widgets::format::three_digits;
 use crate::widgets::format::whole;
@@ -32,11 +31,11 @@ pub fn PassControls(
     });
     view! {
         <Slider key="n" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_n
-            scale=Scale::Linear { min: MIN_TOKENS as f64, max: MAX_TOKENS as f64, step: 1.0 } format=whole />
+            scale=Scale::linear_of("n", 1.0) format=whole />
         <Slider key="dk" label="Key dimension dₖ" instance=instance value=Signal::derive(move || model.d_k.get() as f64) on_change=set_dk
-            scale=Scale::Pow2 { min_exp: 0, max_exp: 10 } format=whole />
+            scale=Scale::pow2_of("dk") format=whole />
         <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
-            scale=Scale::Log { min: 0.05, max: 50.0, per_decade: 100, digits: 3 } format=three_digits unit="×" />
+            scale=Scale::log_of("alpha", 100, 3) format=three_digits unit="×" />
         {with_divide.then(|| view! { <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div /> })}
         <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed />
         <Show when=move || model.explicit.with(|z| z.is_some())>

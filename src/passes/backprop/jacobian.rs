@@ -166,7 +166,7 @@ pub fn JacobianFigure(
     });
     let controls = move || view! { <PassControls model=model /> };
     view! {
-        <Figure id="jacobian" title="The softmax Jacobian J = diag(p) − ppᵀ" caption=caption summary=summary csv=csv
+        <Figure id="jacobian" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="jacobian-layout">
                 <div class="jacobian-heatmap">

@@ -157,7 +157,7 @@ pub fn JacobianVsDkFigure(
         }
     };
     view! {
-        <Figure id="jacobian-vs-dk" title="Mean ‖J‖_F against dₖ: the collapse, measured" caption=caption summary=summary csv=csv
+        <Figure id="jacobian-vs-dk" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 max_width=640.0 />
             <div class="readouts">

@@ -7,6 +7,8 @@
 
 use leptos::prelude::*;
 
+use crate::widgets::PassHeading;
+
 use crate::formulas;
 use crate::state::use_url_state;
 use crate::widgets::Formula;
@@ -41,7 +43,7 @@ pub fn BackpropSection() -> impl IntoView {
     let model = BackpropModel::new(use_url_state());
     view! {
         <section class="pass" id="backprop" aria-labelledby="backprop-title">
-            <h2 id="backprop-title"><span class="pass-number">"Pass 1"</span>" Backprop: the softmax is the only door"</h2>
+            <PassHeading id="backprop" />
             <p>
                 "Attention turns a query q and keys kⱼ into scores, the scores into probabilities p with a softmax, and mixes the values with p. "
                 "When the loss asks W_Q or W_K to change, the request travels back along one road only: through the softmax. "

@@ -6,25 +6,9 @@ use leptos::prelude::*;
 
 use super::model::ComplexityModel;
 use crate::state::choices::{AXES, DTYPES, MLPS, MODELS};
-use crate::state::UrlState;
 use crate::state::Value;
 use crate::widgets::format::whole;
 use crate::widgets::{NumberField, Scale, Select, Slider};
-
-pub fn choice_signal(
-    state: UrlState,
-    key: &'static str,
-) -> (Signal<&'static str>, Callback<&'static str>) {
-    let value = state.choice(key).into();
-    let set = Callback::new(move |v: &'static str| state.set_many(vec![(key, Value::Choice(v))]));
-    (value, set)
-}
-
-pub fn int_signal(state: UrlState, key: &'static str) -> (Signal<i64>, Callback<i64>) {
-    let value = state.int(key).into();
-    let set = Callback::new(move |v: i64| state.set_many(vec![(key, Value::Int(v))]));
-    (value, set)
-}
 
 /// Model, context and (for memory) element type, batch and axes; custom fields when chosen.
 #[component]
@@ -34,15 +18,15 @@ pub fn ModelControls(
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
     let state = model.state;
-    let (model_id, set_model) = choice_signal(state, "model");
+    let (model_id, set_model) = state.choice_control("model");
     let set_ctx =
         Callback::new(move |v: f64| state.set_many(vec![("ctx", Value::Int(v.round() as i64))]));
     let custom_fields = move || {
         let field = |key: &'static str, label: &'static str, min: i64, max: i64| {
-            let (value, set) = int_signal(state, key);
+            let (value, set) = state.int_control(key);
             view! { <NumberField key=key label=label value=value on_change=set min=min max=max instance=instance /> }
         };
-        let (mlp, set_mlp) = choice_signal(state, "cmlp");
+        let (mlp, set_mlp) = state.choice_control("cmlp");
         view! {
             <fieldset class="custom-model" data-custom-model="">
                 <legend>"Custom configuration"</legend>
@@ -61,15 +45,15 @@ pub fn ModelControls(
     view! {
         <Select key="model" label="Model" options=&MODELS value=model_id on_change=set_model instance=instance />
         <Slider key="ctx" label="Context n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_ctx
-            scale=Scale::Log2 { min_exp: 7, max_exp: 20, per_octave: 4 } unit="tokens" format=whole />
+            scale=Scale::log2_of("ctx", 4) unit="tokens" format=whole />
         {memory.then(|| {
-            let (dtype, set_dtype) = choice_signal(state, "dtype");
-            let (axes, set_axes) = choice_signal(state, "axes");
+            let (dtype, set_dtype) = state.choice_control("dtype");
+            let (axes, set_axes) = state.choice_control("axes");
             let set_batch = Callback::new(move |v: f64| state.set_many(vec![("batch", Value::Int(v.round() as i64))]));
             view! {
                 <Select key="dtype" label="Element type" options=&DTYPES value=dtype on_change=set_dtype instance=instance />
                 <Slider key="batch" label="Batch" instance=instance value=Signal::derive(move || model.batch.get() as f64) on_change=set_batch
-                    scale=Scale::Linear { min: 1.0, max: 64.0, step: 1.0 } format=whole />
+                    scale=Scale::linear_of("batch", 1.0) format=whole />
                 <Select key="axes" label="Axes" options=&AXES value=axes on_change=set_axes instance=instance />
             }
         })}

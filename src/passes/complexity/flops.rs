@@ -5,6 +5,8 @@ use leptos::prelude::*;
 
 use super::controls::{ConfigProblem, ModelControls};
 use super::model::*;
+use crate::math::complexity::MAX_CONTEXT;
+use crate::math::complexity::MIN_CONTEXT;
 use crate::math::complexity::{attention_crossover, layer_flops};
 use crate::widgets::format::format_number;
 use crate::widgets::format::whole;
@@ -162,7 +164,7 @@ pub fn FlopsFigure(
         })
     });
     view! {
-        <Figure id="flops-vs-context" title="FLOPs per layer: where attention starts to dominate" caption=caption summary=summary csv=csv
+        <Figure id="flops-vs-context" caption=caption summary=summary csv=csv
             controls=move || view! { <ModelControls model=model instance="-flops" /> } show_controls=show_controls>
             <ConfigProblem model=model />
             <Chart name="flops-vs-context" spec=spec summary=summary aspect=0.55 />

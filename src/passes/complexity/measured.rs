@@ -200,7 +200,7 @@ pub fn MeasuredFigure(#[prop(default = true)] show_controls: bool) -> impl IntoV
         }
     };
     view! {
-        <Figure id="measured-attention" title="Measured: attention's time in your browser" caption=caption summary=summary csv=csv
+        <Figure id="measured-attention" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <p class="measure-status" role="status" aria-live="polite" data-measure-status="">{move || status.get()}</p>
             <Chart name="measured-attention" spec=spec summary=summary aspect=0.5 />

@@ -5,6 +5,8 @@ use leptos::prelude::*;
 
 use super::controls::{ConfigProblem, ModelControls};
 use super::model::*;
+use crate::math::complexity::MAX_CONTEXT;
+use crate::math::complexity::MIN_CONTEXT;
 use crate::math::complexity::{
     flash_extra_bytes, kv_cache_bytes, score_matrix_bytes, weights_bytes,
 };
@@ -224,7 +226,7 @@ pub fn MemoryFigure(
         Signal::derive(move || at_n.with(|m| m.as_ref().map(f).unwrap_or(0.0)))
     };
     view! {
-        <Figure id="memory-vs-context" title="Memory against context: the n² wall and the linear cache" caption=caption summary=summary csv=csv
+        <Figure id="memory-vs-context" caption=caption summary=summary csv=csv
             controls=move || view! { <ModelControls model=model memory=true /> } show_controls=show_controls>
             <ConfigProblem model=model />
             <Chart name="memory-vs-context" spec=spec summary=summary aspect=0.55 />

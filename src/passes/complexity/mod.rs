@@ -6,6 +6,8 @@
 
 use leptos::prelude::*;
 
+use crate::widgets::PassHeading;
+
 use crate::formulas;
 use crate::math::complexity::kv_bytes_per_token;
 use crate::state::choices::DTYPES;
@@ -65,7 +67,7 @@ pub fn ComplexitySection() -> impl IntoView {
     let model = ComplexityModel::new(use_url_state());
     view! {
         <section class="pass" id="complexity" aria-labelledby="complexity-title">
-            <h2 id="complexity-title"><span class="pass-number">"Pass 2"</span>" Complexity: why context is expensive"</h2>
+            <PassHeading id="complexity" />
             <p>
                 "Every query is compared with every key. For n tokens the scores form an n × n matrix per head, and building it costs n² dot products of length d:"
             </p>

@@ -6,16 +6,11 @@ use leptos::prelude::*;
 
 use crate::math::complexity::{
     flash_extra_bytes, growth_on_doubling, kv_cache_bytes, score_matrix_bytes, weights_bytes,
-    ModelConfig,
+    ModelConfig, MAX_CONTEXT,
 };
 use crate::state::choices::{AXES, DTYPES, MLPS, MODELS};
 use crate::state::Params;
 use crate::state::UrlState;
-
-/// Smallest and largest context on the controls and the x axis.
-pub const MIN_CONTEXT: u64 = 128;
-
-pub const MAX_CONTEXT: u64 = 1 << 20;
 
 /// Accelerator memories drawn as levels: 24 GiB (consumer), 80 GiB (A100/H100), 141 GiB (H200).
 pub const ACCELERATOR_GIB: [f64; 3] = [24.0, 80.0, 141.0];
@@ -80,12 +75,9 @@ pub struct MemoryAtN {
 impl ComplexityModel {
     pub fn new(state: UrlState) -> Self {
         let p = state;
-        let n = Memo::new(move |_| {
-            p.tracked(|p| p.int("ctx"))
-                .clamp(MIN_CONTEXT as i64, MAX_CONTEXT as i64) as u64
-        });
+        let n = Memo::new(move |_| p.tracked(|p| p.int("ctx")).max(0) as u64);
         let dtype = Memo::new(move |_| p.tracked(|p| p.choice("dtype")));
-        let batch = Memo::new(move |_| p.tracked(|p| p.int("batch")).clamp(1, 64) as u32);
+        let batch = Memo::new(move |_| p.tracked(|p| p.int("batch")).max(1) as u32);
         let log_axes = Memo::new(move |_| p.tracked(|p| p.chosen("axes", &AXES)));
         let config = Memo::new(move |_| p.tracked(config_from_params));
         Self {
@@ -121,6 +113,7 @@ impl ComplexityModel {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::complexity::MIN_CONTEXT;
 
     #[test]
     fn presets_come_from_the_url() {

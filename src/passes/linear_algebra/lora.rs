@@ -125,14 +125,14 @@ pub fn LoraFigure(
             </Show>
             <Slider key="lr" label="Rank r" value=Signal::derive(move || model.lora_r.get() as f64)
                 on_change=Callback::new(move |v: f64| set_r.run(v.round() as i64))
-                scale=Scale::Linear { min: 1.0, max: 256.0, step: 1.0 } format=whole />
+                scale=Scale::linear_of("lr", 1.0) format=whole />
             <Select key="ldtype" label="Element type" options=&DTYPES value=dtype on_change=set_dtype />
             <Slider key="ldecay" label="Example: spectrum decay" value=decay on_change=set_decay
-                scale=Scale::Linear { min: 0.0, max: 3.0, step: 0.1 } format=two_digits />
+                scale=Scale::linear_of("ldecay", 0.1) format=two_digits />
         }
     };
     view! {
-        <Figure id="lora" title="The bridge to LoRA: a low-rank update, counted" caption=caption summary=summary csv=csv
+        <Figure id="lora" caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item readouts readouts-column">

@@ -157,7 +157,7 @@ pub fn LowRankFigure(
         }
     };
     view! {
-        <Figure id="low-rank-target" on_screen=model.target_on_screen title="Best rank-k approximations of attention patterns" caption=caption summary=summary csv=csv
+        <Figure id="low-rank-target" on_screen=model.target_on_screen caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">

@@ -8,6 +8,8 @@
 
 use leptos::prelude::*;
 
+use crate::widgets::PassHeading;
+
 use crate::formulas;
 use crate::state::use_url_state;
 use crate::widgets::Formula;
@@ -52,7 +54,7 @@ pub fn LinearAlgebraSection() -> impl IntoView {
     let model = LinearAlgebraModel::new(use_url_state());
     view! {
         <section class="pass" id="linear-algebra" aria-labelledby="linear-algebra-title">
-            <h2 id="linear-algebra-title"><span class="pass-number">"Pass 3"</span>" Linear algebra: a rank-dₖ object in an n×n costume"</h2>
+            <PassHeading id="linear-algebra" />
             <p>
                 "W_Q and W_K are learned changes of basis: each token's vector is mapped to a query and a key of dₖ numbers. "
                 "The score matrix is every query against every key, an n×n table — but it is built from two thin matrices, and a product of thin matrices cannot have more rank than they do:"

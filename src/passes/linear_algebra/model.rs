@@ -73,8 +73,8 @@ impl LinearAlgebraModel {
     /// Builds the memo graph from the URL state.
     pub fn new(state: UrlState) -> Self {
         let p = state;
-        let n = Memo::new(move |_| p.tracked(|p| p.int("rn")).clamp(2, MAX_N as i64) as usize);
-        let requested_d_k = Memo::new(move |_| p.tracked(|p| p.int("rdk")).clamp(1, 256) as usize);
+        let n = Memo::new(move |_| p.tracked(|p| p.int("rn")).max(1) as usize);
+        let requested_d_k = Memo::new(move |_| p.tracked(|p| p.int("rdk")).max(1) as usize);
         let d_k = Memo::new(move |_| requested_d_k.get().min(n.get()));
         let seed = Memo::new(move |_| p.tracked(|p| p.int("rseed")).max(0) as u64);
         let show_a = Memo::new(move |_| p.tracked(|p| p.chosen("rshow", &SHOWN_MATRICES)));
@@ -125,7 +125,7 @@ impl LinearAlgebraModel {
         });
         let approx = Memo::new(move |_| shown_answer.with(|a| a.approx.clone()));
         let errors = Memo::new(move |_| shown_answer.with(|a| relative_errors(&a.sigma)));
-        let requested_heads = Memo::new(move |_| p.tracked(|p| p.int("mhh")).clamp(1, 8) as usize);
+        let requested_heads = Memo::new(move |_| p.tracked(|p| p.int("mhh")).max(1) as usize);
         let heads_on_screen = RwSignal::new(false);
         // The draws and projections do not depend on the split into heads: a change of h
         // only cuts them again.
@@ -135,7 +135,7 @@ impl LinearAlgebraModel {
             (
                 seed.get(),
                 n.get().min(MULTI_HEAD_MAX_N),
-                head_d.get().clamp(16, 128) as usize,
+                head_d.get().max(1) as usize,
             )
         });
         let head_weights = Memo::new(move |prev: Option<&MultiHeadWeights>| match prev {
@@ -158,7 +158,7 @@ impl LinearAlgebraModel {
             }
         });
         let lora_shape = Memo::new(move |_| p.tracked(lora_shape));
-        let lora_r = Memo::new(move |_| p.tracked(|p| p.int("lr")).clamp(1, 256) as u64);
+        let lora_r = Memo::new(move |_| p.tracked(|p| p.int("lr")).max(1) as u64);
         let lora_bytes = Memo::new(move |_| p.tracked(|p| p.chosen("ldtype", &DTYPES)));
         let lora_decay = state.float("ldecay");
         let lora_errors = Memo::new(move |_| {

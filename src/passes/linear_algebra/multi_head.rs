@@ -129,15 +129,15 @@ pub fn MultiHeadFigure(
         view! {
             <Slider key="mhd" label="d_model" value=Signal::derive(move || d.get() as f64)
                 on_change=Callback::new(move |v: f64| set_d.run(v.round() as i64))
-                scale=Scale::Linear { min: 16.0, max: 128.0, step: 8.0 } format=whole />
+                scale=Scale::linear_of("mhd", 8.0) format=whole />
             <Slider key="mhh" label="Heads h" value=Signal::derive(move || model.requested_heads.get() as f64)
                 on_change=Callback::new(move |v: f64| set_h.run(v.round() as i64))
-                scale=Scale::Linear { min: 1.0, max: 8.0, step: 1.0 } format=whole />
+                scale=Scale::linear_of("mhh", 1.0) format=whole />
             <TokensSlider model=model instance="-multi-head" />
         }
     };
     view! {
-        <Figure id="multi-head" on_screen=model.heads_on_screen title="Multi-head: h small ranks, mixed back by W_O" caption=caption summary=summary csv=csv
+        <Figure id="multi-head" on_screen=model.heads_on_screen caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="small-multiples">{heads_view}</div>
             <div class="pair-layout">

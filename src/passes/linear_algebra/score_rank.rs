@@ -218,7 +218,7 @@ pub fn ScoreRankFigure(
         }
     };
     view! {
-        <Figure id="score-rank" on_screen=model.score_on_screen title="The rank of the scores, and of the attention" caption=caption summary=summary csv=csv
+        <Figure id="score-rank" on_screen=model.score_on_screen caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">

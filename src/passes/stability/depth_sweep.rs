@@ -145,7 +145,7 @@ pub fn DepthSweepFigure(
     });
     let controls = move || view! { <StackControls model=model instance="-sweep" /> };
     view! {
-        <Figure id="depth-sweep" on_screen=on_screen title="Depth sweep: four wirings from 1 to 128 blocks" caption=caption summary=summary csv=csv
+        <Figure id="depth-sweep" on_screen=on_screen caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
             <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>

@@ -115,7 +115,7 @@ pub fn GradientAbFigure(
         }
     };
     view! {
-        <Figure id="gradient-ab" on_screen=on_screen title="Side by side: the identity highway at work" caption=caption summary=summary csv=csv
+        <Figure id="gradient-ab" on_screen=on_screen caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
             <div class="strip">

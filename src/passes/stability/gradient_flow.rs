@@ -109,13 +109,13 @@ pub fn GradientFlowFigure(
             <WiringControls model=model res="res" norm="norm" label="Wiring" instance="" />
             <Select key="grad" label="Gradient shown" options=&GRADIENTS value=grad on_change=set_grad />
             <Slider key="rho" label="Toy factor ρ" value=model.rho on_change=set_rho
-                scale=Scale::Linear { min: 0.1, max: 1.5, step: 0.05 } format=three_digits />
+                scale=Scale::linear_of("rho", 0.05) format=three_digits />
             <StackControls model=model instance="" />
             {heads_note(model)}
         }
     };
     view! {
-        <Figure id="gradient-flow" on_screen=on_screen title="Gradient flow through a real stack" caption=caption summary=summary csv=csv
+        <Figure id="gradient-flow" on_screen=on_screen caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">

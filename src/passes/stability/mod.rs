@@ -12,6 +12,8 @@
 
 use leptos::prelude::*;
 
+use crate::widgets::PassHeading;
+
 use crate::formulas;
 use crate::state::use_url_state;
 use crate::widgets::Formula;
@@ -53,7 +55,7 @@ pub fn StabilitySection() -> impl IntoView {
     let model = StabilityModel::new(use_url_state());
     view! {
         <section class="pass" id="stability" aria-labelledby="stability-title">
-            <h2 id="stability-title"><span class="pass-number">"Pass 4"</span>" Stability: why deep stacks train at all"</h2>
+            <PassHeading id="stability" />
             <p>
                 "Backpropagation through L layers multiplies L Jacobians. If each one shrinks vectors by a factor ρ < 1, the product shrinks geometrically — 0.7³² ≈ 1.1·10⁻⁵ — and the bottom layers receive almost nothing:"
             </p>

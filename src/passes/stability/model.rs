@@ -6,19 +6,18 @@ use leptos::prelude::*;
 
 use super::schedule::recent::RecentProfiles;
 use crate::math::heads::heads_dividing;
-use crate::math::stability::{StackShape, WeightBank, Wiring, MAX_DEPTH};
-use crate::passes::stability::schedule::policy::GAIN_RANGE;
+use crate::math::stability::{StackShape, WeightBank, Wiring};
 use crate::state::choices::{GRADIENTS, NORMS};
 use crate::state::UrlState;
 
 /// The stack the URL describes (everything but depth) for `wiring`.
 pub fn shape_from(p: &crate::state::Params, wiring: Wiring) -> StackShape {
-    let d_model = p.int("dmodel").clamp(16, 64) as usize;
+    let d_model = p.int("dmodel").max(1) as usize;
     StackShape {
         d_model,
-        heads: heads_dividing(d_model, p.int("heads").clamp(1, 4) as usize),
-        seq_len: p.int("seq").clamp(4, 16) as usize,
-        gain: p.float("gain").clamp(GAIN_RANGE.0, GAIN_RANGE.1),
+        heads: heads_dividing(d_model, p.int("heads").max(1) as usize),
+        seq_len: p.int("seq").max(1) as usize,
+        gain: p.float("gain"),
         seed: p.int("sseed").max(0) as u64,
         wiring,
     }
@@ -60,12 +59,10 @@ impl StabilityModel {
         );
         Self {
             state,
-            depth: Memo::new(move |_| {
-                p.tracked(|p| p.int("depth")).clamp(1, MAX_DEPTH as i64) as usize
-            }),
+            depth: Memo::new(move |_| p.tracked(|p| p.int("depth")).max(1) as usize),
             weights: Memo::new(move |_| p.tracked(|p| p.chosen("grad", &GRADIENTS))),
             rho: Memo::new(move |_| p.tracked(|p| p.float("rho"))),
-            requested_heads: Memo::new(move |_| p.tracked(|p| p.int("heads")).clamp(1, 4) as usize),
+            requested_heads: Memo::new(move |_| p.tracked(|p| p.int("heads")).max(1) as usize),
             shape: Memo::new(move |_| p.tracked(|p| shape_from(p, w(p)))),
             shape_a: Memo::new(move |_| p.tracked(|p| shape_from(p, wa(p)))),
             shape_b: Memo::new(move |_| p.tracked(|p| shape_from(p, wb(p)))),

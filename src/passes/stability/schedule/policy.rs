@@ -4,13 +4,12 @@
 
 use crate::math::rng::next_seed;
 use crate::math::stability::{NormPlacement, StackShape, Wiring, MAX_DEPTH};
+use crate::state::float_range;
 use crate::state::SEED_MAX;
 
-/// The gain slider's step and range (`gain`), used by the slider, the URL's clamp and the
-/// stacks anticipated one step away.
+/// The gain slider's step, used by the slider and by the stacks anticipated one step
+/// away (its range is the parameter table's).
 pub const GAIN_STEP: f64 = 0.05;
-
-pub const GAIN_RANGE: (f64, f64) = (0.25, 2.0);
 
 /// Stacks no more work than this (d_model² · T · depth, four default stacks) are
 /// anticipated; larger ones are computed only when asked for.
@@ -23,7 +22,8 @@ pub fn gains_beside(gain: f64) -> (Option<f64>, Option<f64>) {
     let at = |k: f64| {
         // k steps of 0.05 is 5k hundredths; one division rounds it as parsing would.
         let g = k * 5.0 / 100.0;
-        (GAIN_RANGE.0..=GAIN_RANGE.1).contains(&g).then_some(g)
+        let (lowest, highest) = float_range("gain");
+        (lowest..=highest).contains(&g).then_some(g)
     };
     (
         at((steps + 1e-9).floor() + 1.0),
