@@ -1,8 +1,9 @@
 //! Native timings of Pass 3's heavy steps at n = 256 (what a control change costs).
 use std::time::Instant;
 
+use handwave::math::rank::reference::multi_head;
 use handwave::math::rank::score_rank;
-use handwave::math::rank::{multi_head, singular_values, target_pattern, Pattern, SortedSvd};
+use handwave::math::rank::{singular_values, target_pattern, Pattern, SortedSvd};
 
 fn time<T>(what: &str, f: impl Fn() -> T) {
     let t0 = Instant::now();

@@ -145,7 +145,11 @@ pub fn is_saturated(max_p: f64) -> bool {
 mod tests {
     use super::*;
     use crate::math::softmax::softmax;
-    use crate::math::stats::mean;
+
+    /// Arithmetic mean of `xs`.
+    fn mean(xs: &[f64]) -> f64 {
+        xs.iter().sum::<f64>() / xs.len() as f64
+    }
 
     #[test]
     fn division_makes_the_score_variance_one() {

@@ -195,7 +195,7 @@ pub fn decode_target(payload: &[f64]) -> Option<TargetAnswer> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::rank::best_rank_k;
+    use crate::math::rank::reference::best_rank_k;
 
     #[test]
     fn jobs_up_to_64_tokens_run_inline_and_larger_ones_in_the_worker() {

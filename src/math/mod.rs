@@ -11,7 +11,7 @@
 //!   LoRA), [`jobs`] (its heavy computations as messages for the worker);
 //! - Pass 4: [`stability`] (a real stack of decoder blocks, forward and backward);
 //! - shared: [`rng`] (seeded streams), [`products`] and [`exp`] (fast kernels),
-//!   [`heads`], [`stats`].
+//!   [`heads`].
 
 pub mod backprop;
 pub mod complexity;
@@ -23,4 +23,3 @@ pub mod rank;
 pub mod rng;
 pub mod softmax;
 pub mod stability;
-pub mod stats;

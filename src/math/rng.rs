@@ -6,7 +6,7 @@
 //! changes the tokens already drawn. Gaussian variates use `rand_distr`'s ziggurat.
 
 use nalgebra::DMatrix;
-use rand::{Rng, SeedableRng};
+use rand::SeedableRng;
 use rand_distr::{ChiSquared, Distribution, StandardNormal};
 use rand_xoshiro::Xoshiro256PlusPlus;
 
@@ -85,11 +85,6 @@ impl SeededStream {
             Ok(d) if dof > 0.0 => d.sample(&mut self.rng),
             _ => 0.0,
         }
-    }
-
-    /// A uniform draw from [0, 1).
-    pub fn uniform(&mut self) -> f64 {
-        self.rng.random::<f64>()
     }
 }
 

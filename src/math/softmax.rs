@@ -66,14 +66,6 @@ pub fn softmax_jacobian(p: &[f64]) -> DMatrix<f64> {
     })
 }
 
-/// The product J·v of the softmax Jacobian with a vector, in O(n) without forming J:
-/// (J v)_i = p_i (v_i − Σ_j p_j v_j). J is symmetric, so this is also Jᵀv, the
-/// vector–Jacobian product backpropagation needs: ∂L/∂s = J · ∂L/∂p.
-pub fn softmax_vjp(p: &[f64], v: &[f64]) -> Vec<f64> {
-    let mean: f64 = p.iter().zip(v).map(|(p, v)| p * v).sum();
-    p.iter().zip(v).map(|(p, v)| p * (v - mean)).collect()
-}
-
 /// ‖J‖_F of the softmax Jacobian in closed form, O(n):
 /// ‖J‖_F² = Σ p_i² − 2 Σ p_i³ + (Σ p_i²)².
 ///
@@ -112,17 +104,6 @@ pub fn symmetric_spectral_norm(m: &DMatrix<f64>) -> f64 {
         .fold(0.0_f64, |acc, l| acc.max(l.abs()))
 }
 
-/// Eigenvalues of a symmetric matrix, ascending.
-pub fn symmetric_eigenvalues(m: &DMatrix<f64>) -> Vec<f64> {
-    let mut ev: Vec<f64> = SymmetricEigen::new(m.clone())
-        .eigenvalues
-        .iter()
-        .copied()
-        .collect();
-    ev.sort_by(f64::total_cmp);
-    ev
-}
-
 /// Shannon entropy of a distribution in nats, H(p) = −Σ p_i ln p_i (with 0 ln 0 = 0).
 pub fn entropy_nats(p: &[f64]) -> f64 {
     p.iter()
@@ -155,8 +136,34 @@ pub fn jacobian_summary(p: &[f64], jacobian: &DMatrix<f64>) -> JacobianSummary {
     }
 }
 
+/// Plain forms the tests check faster or more specialised code against; the page never
+/// calls them.
+pub mod reference {
+    use nalgebra::{DMatrix, SymmetricEigen};
+
+    /// The product J·v of the softmax Jacobian with a vector, in O(n) without forming J:
+    /// (J v)_i = p_i (v_i − Σ_j p_j v_j). J is symmetric, so this is also Jᵀv, the
+    /// vector–Jacobian product backpropagation needs: ∂L/∂s = J · ∂L/∂p.
+    pub fn softmax_vjp(p: &[f64], v: &[f64]) -> Vec<f64> {
+        let mean: f64 = p.iter().zip(v).map(|(p, v)| p * v).sum();
+        p.iter().zip(v).map(|(p, v)| p * (v - mean)).collect()
+    }
+
+    /// Eigenvalues of a symmetric matrix, ascending.
+    pub fn symmetric_eigenvalues(m: &DMatrix<f64>) -> Vec<f64> {
+        let mut ev: Vec<f64> = SymmetricEigen::new(m.clone())
+            .eigenvalues
+            .iter()
+            .copied()
+            .collect();
+        ev.sort_by(f64::total_cmp);
+        ev
+    }
+}
+
 #[cfg(test)]
 mod tests {
+    use super::reference::{softmax_vjp, symmetric_eigenvalues};
     use super::*;
     use proptest::prelude::*;
 

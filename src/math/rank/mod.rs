@@ -13,11 +13,12 @@ use crate::math::softmax::softmax;
 
 pub mod lora;
 pub mod multi_head;
+pub mod reference;
 pub mod scores;
 
 pub use lora::{decaying_update, full_update_params, lora_params, LORA_EXAMPLE_SIZE};
 pub use multi_head::{
-    multi_head, multi_head_split, multi_head_weights, HeadSplits, MultiHead, MultiHeadWeights,
+    multi_head_split, multi_head_weights, HeadSplits, MultiHead, MultiHeadWeights,
 };
 pub use scores::{relative_errors, score_rank, ScoreRank, Spectrum};
 
@@ -126,22 +127,6 @@ pub fn effective_rank(singular: &[f64]) -> f64 {
     h.exp()
 }
 
-/// The best rank-k approximation of `m` in Frobenius (and spectral) norm: the truncated
-/// SVD U_k Σ_k V_kᵀ (Eckart–Young).
-pub fn best_rank_k(m: &DMatrix<f64>, k: usize) -> DMatrix<f64> {
-    let svd = m.clone().svd(true, true);
-    let (Some(u), Some(v_t)) = (svd.u.as_ref(), svd.v_t.as_ref()) else {
-        return DMatrix::zeros(m.nrows(), m.ncols());
-    };
-    let mut out = DMatrix::zeros(m.nrows(), m.ncols());
-    let mut order: Vec<usize> = (0..svd.singular_values.len()).collect();
-    order.sort_by(|&a, &b| svd.singular_values[b].total_cmp(&svd.singular_values[a]));
-    for &i in order.iter().take(k) {
-        out += svd.singular_values[i] * u.column(i) * v_t.row(i);
-    }
-    out
-}
-
 /// Relative error of the best rank-k approximation, from the singular values alone:
 /// √(Σ_{i>k} σ_i²) / ‖T‖_F (Eckart–Young).
 pub fn rank_k_relative_error(singular: &[f64], k: usize) -> f64 {
@@ -238,6 +223,8 @@ pub fn target_pattern(pattern: Pattern, n: usize) -> DMatrix<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::math::rank::reference::best_rank_k;
+    use crate::math::rank::reference::multi_head;
 
     #[test]
     fn rank_of_scores_never_exceeds_dk() {

@@ -67,14 +67,6 @@ pub fn multi_head_weights(seed: u64, n: usize, d_model: usize) -> MultiHeadWeigh
     }
 }
 
-/// Multi-head attention on n random tokens: X ~ N(0,1)^{n×d}, W_Q, W_K, W_V, W_O ~
-/// N(0, 1/d). Head h uses columns h·d_head … (h+1)·d_head of Q = XW_Q, K = XW_K, V = XW_V;
-/// A_h = softmax(S_h) row by row; the heads' outputs are concatenated and mixed by W_O.
-/// `heads` is reduced to the largest divisor of d_model not above it.
-pub fn multi_head(seed: u64, n: usize, d_model: usize, heads: usize) -> MultiHead {
-    multi_head_split(&multi_head_weights(seed, n, d_model), heads)
-}
-
 /// [`multi_head`] for weights already drawn, split into `heads` heads (reduced to the
 /// largest divisor of d_model not above it).
 pub fn multi_head_split(w: &MultiHeadWeights, heads: usize) -> MultiHead {

@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn softmax_vjp_rows_equal_the_pass_1_vjp_of_each_row() {
-        use crate::math::softmax::softmax_vjp;
+        use crate::math::softmax::reference::softmax_vjp;
         // A causal 5×5 softmax and an upstream gradient: each row of dS is
         // scale · softmax_vjp(p_i, dP_i) over j ≤ i, to the bit, and zero above.
         let t = 5;

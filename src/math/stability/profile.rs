@@ -28,17 +28,6 @@ pub enum GradientVerdict {
 }
 
 impl GradientProfile {
-    /// bottom/top = ‖∂L/∂x_0‖ / ‖∂L/∂x_{L−1}‖ (1 at depth 1); `None` when a norm is not
-    /// finite or the top is zero.
-    pub fn ratio(&self) -> Option<f64> {
-        bottom_to_top(&self.input_grad_norm)
-    }
-
-    /// The verdict the caption names: vanished (< 10⁻³), exploded (> 10³), stable.
-    pub fn verdict(&self) -> GradientVerdict {
-        verdict_of(self.ratio())
-    }
-
     /// The first layer (from the top) whose gradient is not finite, if any.
     pub fn first_backward_overflow(&self) -> Option<usize> {
         (0..self.input_grad_norm.len()).rev().find(|&l| {

@@ -16,7 +16,11 @@ use super::shape::StackShape;
 use super::tape::Tape;
 use super::weights::{unit_block_weights, BlockParams, Param};
 use crate::math::products::{transpose_times, zeros};
+use crate::math::stability::profile::bottom_to_top;
+use crate::math::stability::profile::verdict_of;
+use crate::math::stability::profile::GradientVerdict;
 use crate::math::stability::shape::Wiring;
+use crate::math::stability::weights::WeightBank;
 
 /// t = tanh(√(2/π)(x + 0.044715x³)), the tanh inside GELU and its derivative.
 pub fn gelu_tanh(x: f64) -> f64 {
@@ -216,4 +220,45 @@ pub fn gradient_profile(shape: &StackShape, depth: usize) -> GradientProfile {
     let mut tape = Tape::new(shape.clone());
     tape.extend_to(depth.max(1));
     tape.backward(depth.max(1)).finish(&tape)
+}
+
+impl GradientProfile {
+    /// bottom/top = ‖∂L/∂x_0‖ / ‖∂L/∂x_{L−1}‖ (1 at depth 1); `None` when a norm is not
+    /// finite or the top is zero.
+    pub fn ratio(&self) -> Option<f64> {
+        bottom_to_top(&self.input_grad_norm)
+    }
+
+    /// The verdict the caption names: vanished (< 10⁻³), exploded (> 10³), stable.
+    pub fn verdict(&self) -> GradientVerdict {
+        verdict_of(self.ratio())
+    }
+}
+
+impl StackShape {
+    /// The MLP's hidden width, 4·d_model.
+    pub fn d_ff(&self) -> usize {
+        4 * self.d_model
+    }
+}
+
+impl WeightBank {
+    /// Block `layer`'s weights for `shape` (its unit draws scaled to the gain).
+    pub fn block(&mut self, shape: &StackShape, layer: usize) -> BlockWeights {
+        self.units(shape, layer).scaled(shape.gain)
+    }
+}
+
+impl Tape {
+    /// Runs one more block forward.
+    pub fn push_block(&mut self) {
+        self.push_block_with(&mut WeightBank::default());
+    }
+
+    /// Runs blocks until the tape holds `depth` of them.
+    pub fn extend_to(&mut self, depth: usize) {
+        while self.len() < depth {
+            self.push_block();
+        }
+    }
 }

@@ -83,9 +83,4 @@ pub struct StackShape {
     pub wiring: Wiring,
 }
 
-impl StackShape {
-    /// The MLP's hidden width, 4·d_model.
-    pub fn d_ff(&self) -> usize {
-        4 * self.d_model
-    }
-}
+impl StackShape {}

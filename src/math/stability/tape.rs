@@ -66,11 +66,6 @@ impl Tape {
         }
     }
 
-    /// Runs one more block forward.
-    pub fn push_block(&mut self) {
-        self.push_block_with(&mut WeightBank::default());
-    }
-
     /// Runs one more block forward, its weights from `bank`.
     pub fn push_block_with(&mut self, bank: &mut WeightBank) {
         let layer = self.len();
@@ -84,13 +79,6 @@ impl Tape {
         self.weights.push(units);
         self.caches.push(cache);
         self.outputs.push(y);
-    }
-
-    /// Runs blocks until the tape holds `depth` of them.
-    pub fn extend_to(&mut self, depth: usize) {
-        while self.len() < depth {
-            self.push_block();
-        }
     }
 
     /// The first block whose output is not finite (the forward pass overflowed there).

@@ -167,11 +167,6 @@ impl WeightBank {
         }
         Arc::clone(&self.layers[layer])
     }
-
-    /// Block `layer`'s weights for `shape` (its unit draws scaled to the gain).
-    pub fn block(&mut self, shape: &StackShape, layer: usize) -> BlockWeights {
-        self.units(shape, layer).scaled(shape.gain)
-    }
 }
 
 /// The stack's input X ~ N(0, 1)^{T×d} and the loss weights r ~ N(0, 1)^{T×d}.
