@@ -89,18 +89,25 @@ pub trait ChoiceList: Sync {
     fn id(&self, i: usize) -> &'static str;
     /// The label of option `i` ("" past the end).
     fn label(&self, i: usize) -> &'static str;
+}
+
+impl dyn ChoiceList {
     /// The option's id as the list spells it, for `text` matched ignoring ASCII case.
-    fn find(&self, text: &str) -> Option<&'static str> {
+    pub fn find(&self, text: &str) -> Option<&'static str> {
         (0..self.len())
             .map(|i| self.id(i))
             .find(|id| id.eq_ignore_ascii_case(text))
     }
     /// Every id, joined by ", " (for notices).
-    fn ids_joined(&self) -> String {
-        (0..self.len())
-            .map(|i| self.id(i))
-            .collect::<Vec<_>>()
-            .join(", ")
+    pub fn ids_joined(&self) -> String {
+        let mut out = String::new();
+        for i in 0..self.len() {
+            if i > 0 {
+                out.push_str(", ");
+            }
+            out.push_str(self.id(i));
+        }
+        out
     }
 }
 
@@ -277,7 +284,8 @@ mod tests {
 
     #[test]
     fn ids_are_found_ignoring_case() {
-        assert_eq!(MODELS.find("LLAMA3-8B"), Some("llama3-8b"));
-        assert_eq!(MODELS.find("gpt5"), None);
+        let models: &dyn ChoiceList = &MODELS;
+        assert_eq!(models.find("LLAMA3-8B"), Some("llama3-8b"));
+        assert_eq!(models.find("gpt5"), None);
     }
 }

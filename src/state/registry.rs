@@ -20,8 +20,6 @@ pub struct PassInfo {
     pub number: u8,
     /// The section's title, after "Pass N".
     pub title: &'static str,
-    /// The claim the pass makes, in one sentence (the page's contents list).
-    pub claim: &'static str,
     /// Its figures, in page order.
     pub figures: &'static [FigureInfo],
 }
@@ -36,31 +34,43 @@ pub static PASSES: [PassInfo; 4] = [
         id: "backprop",
         number: 1,
         title: "Backprop: the softmax is the only door",
-        claim: "Every gradient that reaches W_Q and W_K passes through the softmax, and a saturated softmax lets none through.",
         figures: &[
             figure("jacobian", "The softmax Jacobian J = diag(p) − ppᵀ"),
-            figure("jacobian-vs-dk", "Mean ‖J‖_F against dₖ: the collapse, measured"),
+            figure(
+                "jacobian-vs-dk",
+                "Mean ‖J‖_F against dₖ: the collapse, measured",
+            ),
         ],
     },
     PassInfo {
         id: "complexity",
         number: 2,
         title: "Complexity: why context is expensive",
-        claim: "The score matrix grows with n², the KV cache only with n.",
         figures: &[
-            figure("memory-vs-context", "Memory against context: the n² wall and the linear cache"),
-            figure("flops-vs-context", "FLOPs per layer: where attention starts to dominate"),
-            figure("measured-attention", "Measured: attention's time in your browser"),
+            figure(
+                "memory-vs-context",
+                "Memory against context: the n² wall and the linear cache",
+            ),
+            figure(
+                "flops-vs-context",
+                "FLOPs per layer: where attention starts to dominate",
+            ),
+            figure(
+                "measured-attention",
+                "Measured: attention's time in your browser",
+            ),
         ],
     },
     PassInfo {
         id: "linear-algebra",
         number: 3,
         title: "Linear algebra: a rank-dₖ object in an n×n costume",
-        claim: "The scores QKᵀ have rank at most dₖ; the softmax does not keep that bound.",
         figures: &[
             figure("score-rank", "The rank of the scores, and of the attention"),
-            figure("low-rank-target", "Best rank-k approximations of attention patterns"),
+            figure(
+                "low-rank-target",
+                "Best rank-k approximations of attention patterns",
+            ),
             figure("multi-head", "Multi-head: h small ranks, mixed back by W_O"),
             figure("lora", "The bridge to LoRA: a low-rank update, counted"),
         ],
@@ -69,11 +79,13 @@ pub static PASSES: [PassInfo; 4] = [
         id: "stability",
         number: 4,
         title: "Stability: why deep stacks train at all",
-        claim: "Without residuals a deep stack's gradient vanishes; the identity path keeps it alive.",
         figures: &[
             figure("gradient-flow", "Gradient flow through a real stack"),
             figure("gradient-ab", "Side by side: the identity highway at work"),
-            figure("depth-sweep", "Depth sweep: four wirings from 1 to 128 blocks"),
+            figure(
+                "depth-sweep",
+                "Depth sweep: four wirings from 1 to 128 blocks",
+            ),
         ],
     },
 ];

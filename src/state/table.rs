@@ -462,30 +462,60 @@ pub fn spec(key: &str) -> Option<&'static ParamSpec> {
     PARAMS.iter().find(|p| p.key == key)
 }
 
+/// Whether two strings are equal, in a constant expression.
+const fn same_text(a: &str, b: &str) -> bool {
+    let (a, b) = (a.as_bytes(), b.as_bytes());
+    if a.len() != b.len() {
+        return false;
+    }
+    let mut i = 0;
+    while i < a.len() {
+        if a[i] != b[i] {
+            return false;
+        }
+        i += 1;
+    }
+    true
+}
+
+/// The kind of `key`'s row, for constant expressions: a key that is not in the table
+/// does not compile.
+const fn kind_of(key: &str) -> ParamKind {
+    let mut i = 0;
+    while i < PARAMS.len() {
+        if same_text(PARAMS[i].key, key) {
+            return PARAMS[i].kind;
+        }
+        i += 1;
+    }
+    panic!("no such key in the parameter table")
+}
+
 /// (min, max) of a whole-number key (a power-of-two key gives its smallest and largest
-/// power); (0, 0) for another kind of key, which no control asks for.
-pub fn int_range(key: &str) -> (i64, i64) {
-    match spec(key).map(|s| s.kind) {
-        Some(ParamKind::Int { min, max }) => (min, max),
-        Some(ParamKind::Pow2 { min_exp, max_exp }) => (1 << min_exp, 1 << max_exp),
-        _ => (0, 0),
+/// power). Evaluate it in a constant (`const { int_range("depth") }`) and a key that is
+/// not a whole-number one does not compile.
+pub const fn int_range(key: &str) -> (i64, i64) {
+    match kind_of(key) {
+        ParamKind::Int { min, max } => (min, max),
+        ParamKind::Pow2 { min_exp, max_exp } => (1 << min_exp, 1 << max_exp),
+        _ => panic!("not a whole-number key"),
     }
 }
 
-/// (min, max) of a real-valued key; (0, 0) for another kind of key.
-pub fn float_range(key: &str) -> (f64, f64) {
-    match spec(key).map(|s| s.kind) {
-        Some(ParamKind::Float { min, max }) => (min, max),
-        Some(ParamKind::Int { min, max }) => (min as f64, max as f64),
-        _ => (0.0, 0.0),
+/// (min, max) of a real-valued or whole-number key, as reals (see [`int_range`]).
+pub const fn float_range(key: &str) -> (f64, f64) {
+    match kind_of(key) {
+        ParamKind::Float { min, max } => (min, max),
+        ParamKind::Int { min, max } => (min as f64, max as f64),
+        _ => panic!("not a numeric key"),
     }
 }
 
-/// (min_exp, max_exp) of a power-of-two key; (0, 0) for another kind of key.
-pub fn pow2_range(key: &str) -> (u32, u32) {
-    match spec(key).map(|s| s.kind) {
-        Some(ParamKind::Pow2 { min_exp, max_exp }) => (min_exp, max_exp),
-        _ => (0, 0),
+/// (min_exp, max_exp) of a power-of-two key (see [`int_range`]).
+pub const fn pow2_range(key: &str) -> (u32, u32) {
+    match kind_of(key) {
+        ParamKind::Pow2 { min_exp, max_exp } => (min_exp, max_exp),
+        _ => panic!("not a power-of-two key"),
     }
 }
 
@@ -521,6 +551,5 @@ mod tests {
         assert_eq!(int_range("dk"), (1, 1024));
         assert_eq!(pow2_range("dk"), (0, 10));
         assert_eq!(float_range("gain"), (0.25, 2.0));
-        assert_eq!(int_range("gain"), (0, 0));
     }
 }

@@ -34,21 +34,25 @@ pub enum Scale {
 }
 
 impl Scale {
-    /// Whole steps of `step` over the range the parameter table gives `key`.
-    pub fn linear_of(key: &str, step: f64) -> Scale {
+    /// Whole steps of `step` over the range the parameter table gives `key`. Evaluate it
+    /// in a constant (`const { Scale::linear_of("n", 1.0) }`): a key not in the table
+    /// then does not compile, and nothing is looked up at run time.
+    pub const fn linear_of(key: &str, step: f64) -> Scale {
         let (min, max) = float_range(key);
         Scale::Linear { min, max, step }
     }
 
-    /// The powers of two the parameter table allows `key`.
-    pub fn pow2_of(key: &str) -> Scale {
+    /// The powers of two the parameter table allows `key` (a constant, as
+    /// [`Scale::linear_of`]).
+    pub const fn pow2_of(key: &str) -> Scale {
         let (min_exp, max_exp) = pow2_range(key);
         Scale::Pow2 { min_exp, max_exp }
     }
 
     /// A log scale over the range the parameter table gives `key`, `per_decade` positions
-    /// a decade, values rounded to `digits` significant digits.
-    pub fn log_of(key: &str, per_decade: u32, digits: i32) -> Scale {
+    /// a decade, values rounded to `digits` significant digits (a constant, as
+    /// [`Scale::linear_of`]).
+    pub const fn log_of(key: &str, per_decade: u32, digits: i32) -> Scale {
         let (min, max) = float_range(key);
         Scale::Log {
             min,
@@ -59,12 +63,12 @@ impl Scale {
     }
 
     /// Whole numbers of `key`'s range on a log₂ scale, `per_octave` positions an octave
-    /// (the range's ends are powers of two).
-    pub fn log2_of(key: &str, per_octave: u32) -> Scale {
+    /// (the range's ends are powers of two; a constant, as [`Scale::linear_of`]).
+    pub const fn log2_of(key: &str, per_octave: u32) -> Scale {
         let (min, max) = int_range(key);
         Scale::Log2 {
-            min_exp: (min.max(1) as f64).log2().round() as u32,
-            max_exp: (max.max(1) as f64).log2().round() as u32,
+            min_exp: (min as u64).ilog2(),
+            max_exp: (max as u64).ilog2(),
             per_octave,
         }
     }

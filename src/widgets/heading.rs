@@ -11,8 +11,8 @@ pub fn PassHeading(id: &'static str) -> impl IntoView {
     let (number, title) = pass(id).map_or((0, ""), |p| (p.number, p.title));
     view! {
         <h2 id=format!("{id}-title")>
-            <span class="pass-number">{format!("Pass {number}")}</span>
-            {format!(" {title}")}
+            <span class="pass-number">"Pass "{number}</span>
+            " "{title}
         </h2>
     }
 }

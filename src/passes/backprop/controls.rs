@@ -31,11 +31,11 @@ pub fn PassControls(
     });
     view! {
         <Slider key="n" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_n
-            scale=Scale::linear_of("n", 1.0) format=whole />
+            scale={const { Scale::linear_of("n", 1.0) }} format=whole />
         <Slider key="dk" label="Key dimension dₖ" instance=instance value=Signal::derive(move || model.d_k.get() as f64) on_change=set_dk
-            scale=Scale::pow2_of("dk") format=whole />
+            scale={const { Scale::pow2_of("dk") }} format=whole />
         <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
-            scale=Scale::log_of("alpha", 100, 3) format=three_digits unit="×" />
+            scale={const { Scale::log_of("alpha", 100, 3) }} format=three_digits unit="×" />
         {with_divide.then(|| view! { <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div /> })}
         <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed />
         <Show when=move || model.explicit.with(|z| z.is_some())>

@@ -45,7 +45,7 @@ pub fn ModelControls(
     view! {
         <Select key="model" label="Model" options=&MODELS value=model_id on_change=set_model instance=instance />
         <Slider key="ctx" label="Context n" instance=instance value=Signal::derive(move || model.n.get() as f64) on_change=set_ctx
-            scale=Scale::log2_of("ctx", 4) unit="tokens" format=whole />
+            scale={const { Scale::log2_of("ctx", 4) }} unit="tokens" format=whole />
         {memory.then(|| {
             let (dtype, set_dtype) = state.choice_control("dtype");
             let (axes, set_axes) = state.choice_control("axes");
@@ -53,7 +53,7 @@ pub fn ModelControls(
             view! {
                 <Select key="dtype" label="Element type" options=&DTYPES value=dtype on_change=set_dtype instance=instance />
                 <Slider key="batch" label="Batch" instance=instance value=Signal::derive(move || model.batch.get() as f64) on_change=set_batch
-                    scale=Scale::linear_of("batch", 1.0) format=whole />
+                    scale={const { Scale::linear_of("batch", 1.0) }} format=whole />
                 <Select key="axes" label="Axes" options=&AXES value=axes on_change=set_axes instance=instance />
             }
         })}

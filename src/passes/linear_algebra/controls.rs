@@ -13,7 +13,7 @@ pub fn TokensSlider(model: LinearAlgebraModel, instance: &'static str) -> impl I
     view! {
         <Slider key="rn" label="Tokens n" instance=instance value=Signal::derive(move || model.n.get() as f64)
             on_change=Callback::new(move |v: f64| set.run(v.round() as i64))
-            scale=Scale::linear_of("rn", 1.0) format=whole />
+            scale={const { Scale::linear_of("rn", 1.0) }} format=whole />
     }
 }
 

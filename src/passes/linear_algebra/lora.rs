@@ -125,10 +125,10 @@ pub fn LoraFigure(
             </Show>
             <Slider key="lr" label="Rank r" value=Signal::derive(move || model.lora_r.get() as f64)
                 on_change=Callback::new(move |v: f64| set_r.run(v.round() as i64))
-                scale=Scale::linear_of("lr", 1.0) format=whole />
+                scale={const { Scale::linear_of("lr", 1.0) }} format=whole />
             <Select key="ldtype" label="Element type" options=&DTYPES value=dtype on_change=set_dtype />
             <Slider key="ldecay" label="Example: spectrum decay" value=decay on_change=set_decay
-                scale=Scale::linear_of("ldecay", 0.1) format=two_digits />
+                scale={const { Scale::linear_of("ldecay", 0.1) }} format=two_digits />
         }
     };
     view! {

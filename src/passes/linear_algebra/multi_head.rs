@@ -129,10 +129,10 @@ pub fn MultiHeadFigure(
         view! {
             <Slider key="mhd" label="d_model" value=Signal::derive(move || d.get() as f64)
                 on_change=Callback::new(move |v: f64| set_d.run(v.round() as i64))
-                scale=Scale::linear_of("mhd", 8.0) format=whole />
+                scale={const { Scale::linear_of("mhd", 8.0) }} format=whole />
             <Slider key="mhh" label="Heads h" value=Signal::derive(move || model.requested_heads.get() as f64)
                 on_change=Callback::new(move |v: f64| set_h.run(v.round() as i64))
-                scale=Scale::linear_of("mhh", 1.0) format=whole />
+                scale={const { Scale::linear_of("mhh", 1.0) }} format=whole />
             <TokensSlider model=model instance="-multi-head" />
         }
     };

@@ -22,14 +22,14 @@ pub fn StackControls(model: StabilityModel, instance: &'static str) -> impl Into
     let int_cb = |cb: Callback<i64>| Callback::new(move |v: f64| cb.run(v.round() as i64));
     view! {
         <Slider key="gain" label="Init gain" instance=instance value=gain on_change=set_gain
-            scale=Scale::linear_of("gain", GAIN_STEP) format=three_digits />
+            scale={const { Scale::linear_of("gain", GAIN_STEP) }} format=three_digits />
         <SeedField key="sseed" label="Seed" instance=instance value=seed on_change=set_seed />
         <Slider key="dmodel" label="d_model" instance=instance value=Signal::derive(move || d.get() as f64) on_change=int_cb(set_d)
-            scale=Scale::linear_of("dmodel", 4.0) format=whole />
+            scale={const { Scale::linear_of("dmodel", 4.0) }} format=whole />
         <Slider key="heads" label="Heads" instance=instance value=Signal::derive(move || model.requested_heads.get() as f64) on_change=int_cb(set_h)
-            scale=Scale::linear_of("heads", 1.0) format=whole />
+            scale={const { Scale::linear_of("heads", 1.0) }} format=whole />
         <Slider key="seq" label="Tokens T" instance=instance value=Signal::derive(move || t.get() as f64) on_change=int_cb(set_t)
-            scale=Scale::linear_of("seq", 1.0) format=whole />
+            scale={const { Scale::linear_of("seq", 1.0) }} format=whole />
     }
 }
 
@@ -39,7 +39,7 @@ pub fn DepthSlider(model: StabilityModel, instance: &'static str) -> impl IntoVi
     view! {
         <Slider key="depth" label="Depth L" instance=instance value=Signal::derive(move || model.depth.get() as f64)
             on_change=Callback::new(move |v: f64| set.run(v.round() as i64))
-            scale=Scale::linear_of("depth", 1.0) format=whole />
+            scale={const { Scale::linear_of("depth", 1.0) }} format=whole />
     }
 }
 

@@ -109,7 +109,7 @@ pub fn GradientFlowFigure(
             <WiringControls model=model res="res" norm="norm" label="Wiring" instance="" />
             <Select key="grad" label="Gradient shown" options=&GRADIENTS value=grad on_change=set_grad />
             <Slider key="rho" label="Toy factor ρ" value=model.rho on_change=set_rho
-                scale=Scale::linear_of("rho", 0.05) format=three_digits />
+                scale={const { Scale::linear_of("rho", 0.05) }} format=three_digits />
             <StackControls model=model instance="" />
             {heads_note(model)}
         }

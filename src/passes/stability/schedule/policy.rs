@@ -22,7 +22,7 @@ pub fn gains_beside(gain: f64) -> (Option<f64>, Option<f64>) {
     let at = |k: f64| {
         // k steps of 0.05 is 5k hundredths; one division rounds it as parsing would.
         let g = k * 5.0 / 100.0;
-        let (lowest, highest) = float_range("gain");
+        let (lowest, highest) = const { float_range("gain") };
         (lowest..=highest).contains(&g).then_some(g)
     };
     (
