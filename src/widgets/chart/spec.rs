@@ -91,14 +91,6 @@ impl Axis {
 mod tests {
     use super::*;
 
-    fn axis(min: f64, max: f64, log: bool) -> Axis {
-        Axis {
-            label: String::new(),
-            min,
-            max,
-            log,
-        }
-    }
 
     #[test]
     fn log_decades_round_out_and_stay_finite() {
