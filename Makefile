@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup serve test dist bench baselines fonts native-test component-test e2e fmt
+.PHONY: setup serve test dist bench baselines fonts native-test component-test e2e hardening fmt
 
 setup:
 	@scripts/setup.sh
@@ -31,6 +31,11 @@ baselines: dist
 ## Cut KaTeX's fonts down to the characters the formulas show, into assets/fonts/ (then commit them).
 fonts:
 	@scripts/subset-fonts.sh
+
+## The hardening suites at their long counts: 20,000 hostile URLs, 50,000 soak changes.
+hardening: dist
+	FUZZ_QUERIES=20000 node --test tests/e2e/hostile.test.mjs
+	SOAK_CHANGES=50000 node --test tests/e2e/soak.test.mjs
 
 native-test:
 	cargo test

@@ -258,15 +258,17 @@ if ('gradient-flow input-delay'.includes(ONLY)) {
   console.log('| p50 ms | p95 ms | max ms |\n|---:|---:|---:|');
   console.log(`| ${quantile(delays, 0.5).toFixed(2)} | ${quantile(delays, 0.95).toFixed(2)} | ${Math.max(...delays).toFixed(2)} |`);
 }
-// Issue 6's budgets, judged from this run's own numbers: p95 under 4 ms at defaults (every
-// row but the heaviest settings), no main-thread task over 50 ms, first load under 250 KB.
+// The budgets (docs/performance.md), judged from this run's own numbers: p95 within one
+// 120 Hz frame, 8.3 ms, at defaults (every row but the heaviest settings), no main-thread
+// task over 50 ms, first load under 250 KB.
 {
   const atDefaults = rows.filter((r) => r.atDefaults);
-  const slow = atDefaults.filter((r) => r.p95 >= 4);
+  const FRAME_MS = 1000 / 120;
+  const slow = atDefaults.filter((r) => r.p95 > FRAME_MS);
   const longest = Math.max(0, ...rows.map((r) => r.longest));
   const verdict = (ok) => (ok ? 'met' : '**missed**');
   console.log('\n## Budgets in this run\n');
-  console.log(`- p95 under 4 ms at defaults: ${verdict(!slow.length)}${slow.length ? ` in ${slow.length} of ${atDefaults.length} rows:` : ` (${atDefaults.length} rows)`}`);
+  console.log(`- p95 within a 120 Hz frame (8.3 ms) at defaults: ${verdict(!slow.length)}${slow.length ? ` in ${slow.length} of ${atDefaults.length} rows:` : ` (${atDefaults.length} rows)`}`);
   for (const r of slow) console.log(`  - ${r.name}: ${r.p95.toFixed(2)} ms`);
   console.log(`- no main-thread task over 50 ms: ${verdict(longest <= 50)} (longest seen: ${longest ? `${longest.toFixed(0)} ms` : 'none over 50'})`);
   console.log(`- first load under 250 KB gzip: ${verdict(gz < 250000)} (${(gz / 1000).toFixed(1)} KB = ${(gz / 1024).toFixed(1)} KiB)`);

@@ -417,7 +417,7 @@ fn a_default_stack_gives_the_gradient_norms_computed_natively() {
     use handwave::math::stability::reference::gradient_profile;
     use handwave::math::stability::{StackShape, Wiring};
     // Six blocks of the default stack (d_model 32, 2 heads, 8 tokens, gain 1, seed 1,
-    // pre-norm), as computed by the native build (x86_64) at stop 16: the browser's SIMD
+    // pre-norm), as computed by the native build (x86_64): the browser's SIMD
     // products and its own libm must agree to rounding.
     let shape = StackShape {
         d_model: 32,

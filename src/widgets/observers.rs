@@ -134,3 +134,42 @@ fn disconnect_on_cleanup<F: ?Sized + 'static>(
         drop(callback);
     });
 }
+
+thread_local! {
+    /// Whether the page is being printed, created with its listeners on first use.
+    static PRINTING: std::cell::Cell<Option<RwSignal<bool>>> = const { std::cell::Cell::new(None) };
+}
+
+/// True from the moment the page is about to be printed (`beforeprint`, or the print
+/// media query matching, as a headless browser's PDF does) until it is printed
+/// (`afterprint`, or the query no longer matching): content put in only near the screen
+/// goes in whole then. One signal and one set of listeners for the page.
+pub fn use_printing() -> Signal<bool> {
+    if let Some(printing) = PRINTING.with(|p| p.get()) {
+        return printing.into();
+    }
+    // Not owned by any component: the page's only print signal lives as long as the page.
+    let printing = RwSignal::new(false);
+    PRINTING.with(|p| p.set(Some(printing)));
+    let set = move |on: bool| {
+        if printing.get_untracked() != on {
+            printing.set(on);
+        }
+    };
+    let before = Closure::<dyn FnMut()>::new(move || set(true));
+    let after = Closure::<dyn FnMut()>::new(move || set(false));
+    let _ =
+        window().add_event_listener_with_callback("beforeprint", before.as_ref().unchecked_ref());
+    let _ = window().add_event_listener_with_callback("afterprint", after.as_ref().unchecked_ref());
+    before.forget();
+    after.forget();
+    if let Ok(Some(query)) = window().match_media("print") {
+        let on_change = Closure::<dyn FnMut(web_sys::MediaQueryListEvent)>::new(
+            move |ev: web_sys::MediaQueryListEvent| set(ev.matches()),
+        );
+        let _ =
+            query.add_event_listener_with_callback("change", on_change.as_ref().unchecked_ref());
+        on_change.forget();
+    }
+    printing.into()
+}

@@ -1,14 +1,14 @@
-// Issue 6, accessibility and devices: axe-core on the page and on every embed view, the
+// Accessibility and devices: axe-core on the page and on every embed view, the
 // keyboard alone, text alternatives that follow the state, and three viewports in light and
 // dark (no horizontal scrolling, no overlapping controls, 44 px touch targets, reduced
 // motion). Screenshots go to target/screenshots/ for a human to look at.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { mkdirSync, readFileSync } from 'node:fs';
-import { launch, openPage, settle, settled } from './harness.mjs';
+import { figureIds, launch, openPage, settle, settled, typesetFormulas } from './harness.mjs';
 
 const AXE = readFileSync('node_modules/axe-core/axe.min.js', 'utf8');
-const FIGURES = readFileSync('README.md', 'utf8').match(/Figure ids \(`data-figure`, and `embed=`\):([\s\S]*?)\n(?:Section|$)/)[1].match(/`([a-z-]+)`/g).map((s) => s.replace(/`/g, ''));
+const FIGURES = figureIds();
 
 let env;
 before(async () => { env = await launch(); });
@@ -35,7 +35,7 @@ for (const colorScheme of ['light', 'dark']) {
 test('on a phone, a formula wider than the screen can be scrolled by keyboard: it takes the focus, has a name, and axe finds nothing serious', async () => {
   const p = await openPage(env, { viewport: { width: 375, height: 812 } });
   await p.goto('');
-  await p.page.evaluate(() => document.fonts.ready);
+  await typesetFormulas(p.page);
   await settle(p.page);
   const formulas = await p.page.$$eval('div.formula', (fs) => fs.map((f) => ({
     scrolls: f.scrollWidth > f.clientWidth + 1, tabindex: f.getAttribute('tabindex'), role: f.getAttribute('role'), label: f.getAttribute('aria-label'),
@@ -55,7 +55,7 @@ test('on a phone, a formula wider than the screen can be scrolled by keyboard: i
   // On a wide screen every formula fits, and none is a tab stop.
   const wide = await openPage(env);
   await wide.goto('');
-  await wide.page.evaluate(() => document.fonts.ready);
+  await typesetFormulas(wide.page);
   await settle(wide.page);
   assert.equal(await wide.page.$$eval('div.formula[tabindex]', (fs) => fs.length), 0);
   await wide.close();

@@ -1,5 +1,5 @@
-// The strict Content-Security-Policy the site must work under (issue 6), with the hash of
-// the one inline script Trunk emits (its module bootstrap), computed from dist/index.html.
+// The strict Content-Security-Policy the site must work under, with the hash of
+// any inline script (there is none today), computed from dist/index.html.
 import { createHash } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 

@@ -3,7 +3,7 @@
 // export, theme. Runs against dist/ (make dist) in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, settled, readouts, draws, loadPasses } from './harness.mjs';
+import { launch, openPage, settle, settled, readouts, draws, loadPasses, typesetFormulas } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -17,6 +17,7 @@ test('the page loads under a sub-path with no error, every figure drawn, formula
   for (const c of await p.page.$$('[data-figure] canvas[data-canvas]')) {
     assert.ok(Number(await c.getAttribute('data-draws')) >= 1, 'every canvas drew');
   }
+  await typesetFormulas(p.page);
   assert.ok(await p.page.$('#backprop .katex'), 'KaTeX markup present');
   assert.ok(await p.page.$('#backprop .katex-mathml math'), 'MathML present for screen readers');
   const fontOk = await p.page.evaluate(async () => { await document.fonts.ready; return [...document.fonts].some((f) => f.family.includes('KaTeX') && f.status === 'loaded'); });
@@ -89,7 +90,7 @@ test('every colour bar paints its whole strip, one opaque ramp from one end of i
 test('every glyph of every formula comes from a KaTeX font (the cut-down fonts miss none)', async () => {
   const p = await openPage(env);
   await p.goto('');
-  await p.page.evaluate(() => document.fonts.ready);
+  await typesetFormulas(p.page);
   const cdp = await p.context.newCDPSession(p.page);
   await cdp.send('DOM.enable');
   await cdp.send('CSS.enable');
@@ -268,7 +269,7 @@ test('a number field shows the value the state holds after an out-of-range or un
   await settle(p.page);
   assert.equal(await p.page.inputValue(field), '42');
   // The address bar is written at most every 150 ms: wait for it rather than for frames,
-  // which under a loaded CI machine can pass before the write (seen at stop 14).
+  // which under a loaded CI machine can pass before the write.
   await p.page.waitForFunction(() => /(^|[?&])sseed=42(&|$)/.test(location.search), null, { timeout: 5000 });
   assert.deepEqual(p.errors, []);
   await p.close();
@@ -364,5 +365,51 @@ test('a pass module that cannot be fetched says so in its place, the rest of the
   await p.page.$eval('#stability', (e) => e.scrollIntoView({ block: 'start' }));
   await p.page.click('#stability [role="alert"] button');
   await p.page.waitForSelector('[data-figure="gradient-flow"] canvas[data-draws]', { timeout: 20000 });
+  await p.close();
+});
+
+/** Everything fetched until every figure on the page at load has drawn and the fonts are
+ * ready, without scrolling (what `make bench` calls the first load): [url, gzip bytes]. */
+async function firstLoad(viewport) {
+  const { gzipSync } = await import('node:zlib');
+  const p = await openPage(env, { viewport });
+  const responses = [];
+  p.page.on('response', async (r) => {
+    try { responses.push([r.url(), gzipSync(await r.body(), { level: 9 }).length]); } catch { /* a redirect has no body */ }
+  });
+  await p.page.goto(env.site.url);
+  await p.page.waitForFunction(() => [...document.querySelectorAll('[data-figure]')].every((f) => [...f.querySelectorAll('canvas[data-canvas]')].every((c) => c.dataset.draws)));
+  await p.page.evaluate(() => document.fonts.ready);
+  await settle(p.page);
+  return { p, responses };
+}
+
+test('the first load is under 250 KB gzip, and a first screen without a formula fetches no KaTeX font', async () => {
+  for (const viewport of [{ width: 1280, height: 900 }, { width: 375, height: 812 }]) {
+    const { p, responses } = await firstLoad(viewport);
+    const total = responses.reduce((a, [, n]) => a + n, 0);
+    assert.ok(total < 250000, `first load at ${viewport.width} px: ${total} bytes gzip\n${responses.map(([u, n]) => `${n} ${u}`).join('\n')}`);
+    const fonts = responses.filter(([u]) => u.endsWith('.woff2')).map(([u]) => u.split('/').pop());
+    assert.deepEqual(fonts, [], `no formula on the first screen at ${viewport.width} px, so no font`);
+    assert.equal(await p.page.$('[data-formula="shown"]'), null, 'no formula typeset yet');
+    // A formula comes near: it is typeset, with its fonts, and reads as MathML.
+    await p.page.$eval('[data-formula="pending"]', (f) => f.scrollIntoView({ block: 'center' }));
+    await p.page.waitForSelector('[data-formula="shown"] .katex-mathml math');
+    await p.page.waitForFunction(() => [...document.fonts].some((f) => f.family.includes('KaTeX') && f.status === 'loaded'));
+    assert.deepEqual(p.errors, []);
+    await p.close();
+  }
+});
+
+test('a formula not yet typeset reads as its TeX, and printing typesets every formula', async () => {
+  const p = await openPage(env);
+  await p.page.goto(env.site.url);
+  await p.page.waitForSelector('[data-figure="jacobian"] canvas[data-draws]');
+  const pending = await p.page.$eval('#backprop [data-formula="pending"]', (f) => [f.getAttribute('role'), f.getAttribute('aria-label')]);
+  assert.equal(pending[0], 'math');
+  assert.match(pending[1], /\\frac|\\partial|p_i/, 'the label is the formula\'s TeX');
+  await p.page.emulateMedia({ media: 'print' });
+  await p.page.waitForFunction(() => !document.querySelector('[data-formula="pending"]'));
+  assert.deepEqual(p.errors, []);
   await p.close();
 });

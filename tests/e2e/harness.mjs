@@ -1,5 +1,6 @@
 // Shared end-to-end harness: dist/ served under a sub-path, Debian's Chromium through
 // playwright-core, and a page object that collects every console error and page error.
+import { readFileSync } from 'node:fs';
 import { chromium } from 'playwright-core';
 import { serveDist } from '../../scripts/serve-static.mjs';
 
@@ -87,6 +88,21 @@ export async function loadPasses(page) {
   await page.waitForFunction(() => !document.querySelector('[data-lazy-pass]:not([data-failed])'), null, { timeout: 30000 });
 }
 
+/** Brings every formula near the screen in turn (a formula is typeset only then, see
+ * src/widgets/formula.rs), until none is pending, then back to the top, and waits for
+ * the fonts. */
+export async function typesetFormulas(page) {
+  await page.evaluate(async () => {
+    for (let i = 0; i < 200 && document.querySelector('[data-formula="pending"]'); i++) {
+      document.querySelector('[data-formula="pending"]').scrollIntoView({ block: 'center' });
+      await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
+    }
+    window.scrollTo(0, 0);
+    await document.fonts.ready;
+  });
+  await page.waitForFunction(() => !document.querySelector('[data-formula="pending"]'), null, { timeout: 30000 });
+}
+
 /** Waits until pending effects have run and two frames have painted. */
 export async function settle(page) {
   await page.evaluate(() => new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(() => setTimeout(r, 20))); setTimeout(r, 1000); }));
@@ -141,3 +157,20 @@ export async function moveControl(page, selector) {
     await page.keyboard.press('ArrowRight');
   }
 }
+
+/** The public contract as docs/url-state.md writes it down. */
+const URL_STATE_DOC = 'docs/url-state.md';
+
+/** Every figure id, in page order, from the table of figure and section ids in
+ * docs/url-state.md. */
+export function figureIds() {
+  const doc = readFileSync(URL_STATE_DOC, 'utf8');
+  const table = doc.split('## Figure and section ids')[1].split('\n\n')[1];
+  return table.split('\n').filter((l) => /^\| \d/.test(l)).flatMap((l) => l.split('|')[3].match(/`([a-z-]+)`/g).map((s) => s.replace(/`/g, '')));
+}
+
+/** The rows of the key table of docs/url-state.md, as text lines. */
+export function urlKeyRows() {
+  return readFileSync(URL_STATE_DOC, 'utf8').split('\n').filter((l) => /^\| `[a-z]+` \|/.test(l));
+}
+

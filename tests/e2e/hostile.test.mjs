@@ -1,18 +1,17 @@
-// Issue 6, bad input: thousands of generated hostile query strings (fixed seed), each
+// Bad input: thousands of generated hostile query strings (fixed seed), each
 // loaded in the page, and the whole site under a strict Content-Security-Policy.
 // FUZZ_QUERIES overrides the count (default 2000); FUZZ_SEED the seed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { readFileSync } from 'node:fs';
-import { launch, loadPasses, openPage } from './harness.mjs';
+import { figureIds, launch, loadPasses, openPage, urlKeyRows } from './harness.mjs';
 import { strictPolicy } from './csp.mjs';
 
 const QUERIES = Number(process.env.FUZZ_QUERIES ?? 2000);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 
-/** The README's URL table: key → { range, options, default } (the public contract). */
+/** The URL table of docs/url-state.md: key → { range, options, default } (the public contract). */
 function urlKeys() {
-  const rows = readFileSync('README.md', 'utf8').split('\n').filter((l) => /^\| `[a-z]+` \|/.test(l));
+  const rows = urlKeyRows();
   return rows.map((l) => {
     const cells = l.split('|').slice(1, -1).map((c) => c.trim());
     const key = cells[0].replace(/`/g, '');
@@ -23,7 +22,7 @@ function urlKeys() {
   });
 }
 const KEYS = urlKeys();
-const FIGURES = readFileSync('README.md', 'utf8').match(/Figure ids \(`data-figure`, and `embed=`\):([\s\S]*?)\n(?:Section|$)/)[1].match(/`([a-z-]+)`/g).map((s) => s.replace(/`/g, ''));
+const FIGURES = figureIds();
 
 // mulberry32: a small seeded generator, so every run tries the same queries.
 function rng(seed) {

@@ -1,4 +1,4 @@
-// Issue 6, long sessions: thousands of random control changes across every figure in one
+// Long sessions: thousands of random control changes across every figure in one
 // page — no error, finite readouts at the end, and memory (the bytes live on the page's
 // WASM heap and the JS heap after a collection, both read in the same state: every control
 // at its default) within 10 % of where it settled after the first 500.

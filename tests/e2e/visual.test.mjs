@@ -1,4 +1,4 @@
-// Issue 6, visual regression: a screenshot of every figure at fixed URL states, compared
+// Visual regression: a screenshot of every figure at fixed URL states, compared
 // pixel by pixel (in Chromium itself: no image library) with the baselines committed in
 // tests/visual/. `make baselines` rewrites them on purpose (UPDATE_BASELINES=1).
 // Pixel baselines belong to the renderer that made them: tests/visual/chromium.txt records

@@ -44,6 +44,12 @@ pub fn BackpropSection() -> impl IntoView {
     view! {
         <section class="pass" id="backprop" aria-labelledby="backprop-title">
             <PassHeading id="backprop" />
+            <p class="claim">
+                "Every gradient that reaches W_Q or W_K passes through one small matrix, the softmax Jacobian J, and when the softmax saturates J goes to zero: the gradient stops. "
+                "Raise the logit scale α and watch the heatmap fade."
+            </p>
+            <JacobianFigure model=model />
+            <h3 class="subhead">"Why the softmax is the only door"</h3>
             <p>
                 "Attention turns a query q and keys kⱼ into scores, the scores into probabilities p with a softmax, and mixes the values with p. "
                 "When the loss asks W_Q or W_K to change, the request travels back along one road only: through the softmax. "
@@ -64,7 +70,6 @@ pub fn BackpropSection() -> impl IntoView {
                 "That is the sense in which the softmax is a door: when it saturates it is shut, and W_Q and W_K stop learning from this query."
             </p>
             <Formula markup=formulas::SATURATION />
-            <JacobianFigure model=model />
             <h3 class="subhead">"Why divide by √dₖ"</h3>
             <p>
                 "If the entries of q and k are independent with mean 0 and variance 1, each product qₘkₘ has variance 1 and the dₖ of them add up:"

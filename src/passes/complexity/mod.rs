@@ -68,6 +68,12 @@ pub fn ComplexitySection() -> impl IntoView {
     view! {
         <section class="pass" id="complexity" aria-labelledby="complexity-title">
             <PassHeading id="complexity" />
+            <p class="claim">
+                "The attention scores of a context of n tokens form an n × n matrix: double the context and it quadruples, while the KV cache only doubles. "
+                "Drag the context length and watch the coral n² line pull away from the blue cache."
+            </p>
+            <MemoryFigure model=model />
+            <h3 class="subhead">"Why the scores are quadratic and the cache linear"</h3>
             <p>
                 "Every query is compared with every key. For n tokens the scores form an n × n matrix per head, and building it costs n² dot products of length d:"
             </p>
@@ -81,7 +87,6 @@ pub fn ComplexitySection() -> impl IntoView {
                 "Grouped-query attention (Llama-3, Mistral) shares each key/value head among several query heads, dividing the cache by that factor; a sliding window (Mistral) caps it. "
                 "FlashAttention removes the quadratic memory altogether: it streams keys and values through fast on-chip memory and keeps only a running maximum and normaliser per query, so the n × n matrix never exists. The arithmetic, though, is still n²."
             </p>
-            <MemoryFigure model=model />
             <h3 class="subhead">"Where the FLOPs go"</h3>
             <p>
                 "Per layer and per token, the projections and the MLP cost a fixed P + M FLOPs, proportional to d²; attention's scores and weighted sum cost 4·n·h·d_head more for every token in the context. Setting the two equal gives the context length where attention takes over:"

@@ -55,6 +55,12 @@ pub fn LinearAlgebraSection() -> impl IntoView {
     view! {
         <section class="pass" id="linear-algebra" aria-labelledby="linear-algebra-title">
             <PassHeading id="linear-algebra" />
+            <p class="claim">
+                "The score matrix S = QKᵀ/√dₖ is n × n, but it is built from two n × dₖ matrices, so its rank is at most dₖ: when dₖ < n it cannot express an arbitrary pattern. The softmax does not keep that bound. "
+                "Raise dₖ towards n and watch rank(S) follow it while rank(A) does not."
+            </p>
+            <ScoreRankFigure model=model />
+            <h3 class="subhead">"Why the rank is bounded, and where the bound stops"</h3>
             <p>
                 "W_Q and W_K are learned changes of basis: each token's vector is mapped to a query and a key of dₖ numbers. "
                 "The score matrix is every query against every key, an n×n table — but it is built from two thin matrices, and a product of thin matrices cannot have more rank than they do:"
@@ -63,10 +69,9 @@ pub fn LinearAlgebraSection() -> impl IntoView {
             <p>
                 "So when dₖ < n, one head cannot write an arbitrary pattern of scores: all n² of them live in a space of n·dₖ-ish degrees of freedom. "
                 "The usual story stops there and is loose in one place. The bound holds for the scores S. The softmax is applied entry by entry, and exponentials of a low-rank matrix are in general of full rank, so the attention matrix A = softmax(S) usually has a higher rank than S — while its singular values still fall off quickly. "
-                "Ranks below are counted the way numpy counts them, and an effective rank says how many directions really carry weight:"
+                "Ranks in the figure above are counted the way numpy counts them, and an effective rank says how many directions really carry weight:"
             </p>
             <Formula markup=formulas::NUMERICAL_RANK />
-            <ScoreRankFigure model=model />
             <h3 class="subhead">"What a rank-k head can and cannot say"</h3>
             <p>
                 "Pick a pattern a head might want — attend to yourself, to the previous token, average everything before you — and ask for the closest matrix of rank k. "

@@ -56,6 +56,16 @@ pub fn StabilitySection() -> impl IntoView {
     view! {
         <section class="pass" id="stability" aria-labelledby="stability-title">
             <PassHeading id="stability" />
+            <p class="claim">
+                "Backpropagation through a deep stack multiplies one Jacobian per layer, and without help the product vanishes: the bottom layers stop learning. A residual connection adds an identity path that keeps the gradient alive. "
+                "Turn the residual off and raise the depth: layer 0 goes dark."
+            </p>
+            <GradientFlowFigure model=model />
+            <p>
+                "The figure is not a simulation of that story. It builds a real stack of decoder blocks — causal multi-head attention and a GELU MLP, weights drawn N(0, gain²/fan_in) — runs it forward on a random input, takes the loss L = Σ y ⊙ r, and backpropagates by hand, checked against finite differences in the tests. "
+                "The loss is linear so that the top always receives the same gradient, r: whatever the figures show happened inside the stack."
+            </p>
+            <h3 class="subhead">"Why the product vanishes, and what the identity changes"</h3>
             <p>
                 "Backpropagation through L layers multiplies L Jacobians. If each one shrinks vectors by a factor ρ < 1, the product shrinks geometrically — 0.7³² ≈ 1.1·10⁻⁵ — and the bottom layers receive almost nothing:"
             </p>
@@ -68,11 +78,6 @@ pub fn StabilitySection() -> impl IntoView {
                 "LayerNorm keeps the numbers in each token at zero mean and unit spread, with a learned scale and shift. Where it sits matters: after the sum (post-norm, the original Transformer) every gradient must pass through a norm on its way down; inside the branch (pre-norm, GPT-2 and after) the identity path stays clean."
             </p>
             <Formula markup=formulas::LAYER_NORM />
-            <p>
-                "The figures below are not a simulation of that story. They build a real stack of decoder blocks — causal multi-head attention and a GELU MLP, weights drawn N(0, gain²/fan_in) — run it forward on a random input, take the loss L = Σ y ⊙ r, and backpropagate by hand, checked against finite differences in the tests. "
-                "The loss is linear so that the top always receives the same gradient, r: whatever the figures show happened inside the stack."
-            </p>
-            <GradientFlowFigure model=model />
             <p>
                 "Two things the toy chain does not predict. Without residuals but with LayerNorm the gradient does not vanish: the norm rescales each layer's output, and its Jacobian rescales the gradient by the inverse of the spread it removed. "
                 "And residuals without any norm do not merely keep the gradient alive: each block adds to the stream, the activations grow, and the gradient grows with depth — exploding rather than vanishing."

@@ -91,7 +91,6 @@ impl Axis {
 mod tests {
     use super::*;
 
-
     #[test]
     fn log_decades_round_out_and_stay_finite() {
         let a = Axis::log_decades("x", 3e-5, 42.0);
