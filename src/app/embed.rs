@@ -12,7 +12,10 @@ use crate::widgets::location::page_base_url;
 
 use super::notices::Notices;
 
-/// In an embed, posts the page height to the parent on every size change.
+/// In an embed, posts the page's height to the parent page once the figure is in it (its
+/// layout, canvases included, is known from its first frame, before anything heavy has
+/// been computed), and again whenever the height changes; never the height of the
+/// "Loading" line that stands in for a figure whose module is on its way.
 fn post_height_to_parent(figure: &'static str) {
     let Some(body) = document().body() else {
         return;
@@ -22,6 +25,14 @@ fn post_height_to_parent(figure: &'static str) {
         let Some(body) = document().body() else {
             return;
         };
+        if document()
+            .query_selector("[data-figure]")
+            .ok()
+            .flatten()
+            .is_none()
+        {
+            return;
+        }
         let height = body.get_bounding_client_rect().height().ceil();
         if (height - last.get()).abs() < 0.5 {
             return;

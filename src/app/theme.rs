@@ -7,6 +7,7 @@ use wasm_bindgen::JsCast;
 
 use crate::state::choices::THEMES;
 use crate::state::Theme;
+use crate::widgets::observers::use_printing;
 use crate::widgets::palette::Palette;
 
 const THEME_STORAGE_KEY: &str = "handwave-theme";
@@ -53,8 +54,14 @@ pub fn use_theme(forced: Option<Theme>) -> RwSignal<Theme> {
     let theme = RwSignal::new(forced.or_else(stored_theme).unwrap_or_else(system_theme));
     let palette = RwSignal::new(Palette::default());
     provide_context(palette);
+    // A printed page is light whatever the screen shows: the canvases are drawn again.
+    let printing = use_printing();
     Effect::new(move |_| {
-        apply_theme(theme.get());
+        apply_theme(if printing.get() {
+            Theme::Light
+        } else {
+            theme.get()
+        });
         palette.set(Palette::read());
     });
     if forced.is_none() {

@@ -18,6 +18,9 @@ fn write_url(params: &Params, view: &ViewParamsRef) {
             parts.push("hide=controls".to_string());
         }
     }
+    if let Some(keys) = view.controls {
+        parts.push(format!("controls={}", keys.join(",")));
+    }
     if let Some(theme) = view.theme {
         parts.push(format!("theme={}", THEMES.id_of(theme)));
     }

@@ -10,7 +10,7 @@ use super::number::parse_number;
 use super::params::Params;
 use super::registry::figure_info;
 use super::table::{spec_index, ParamKind, ParamSpec, Value, PARAMS};
-use super::view::{ViewParams, VIEW_KEYS};
+use super::view::{ViewParams, MAX_STEPS, VIEW_KEYS};
 
 /// Longest value text read from the URL; longer text is rejected before parsing.
 const MAX_VALUE_CHARS: usize = 4096;
@@ -209,6 +209,54 @@ fn parse_list(
     (Value::List(Some(values)), notice)
 }
 
+/// The controls `controls=<key>,<key>,…` keeps: keys of the table that belong to the
+/// embedded figure (any figure on the page); the others are named in a notice. `None`
+/// (every control shown) when no key is left.
+fn chosen_controls(
+    text: &str,
+    embed: Option<&'static str>,
+    notices: &mut Vec<Notice>,
+) -> Option<Vec<&'static str>> {
+    let mut kept: Vec<&'static str> = Vec::new();
+    let mut ignored = Vec::new();
+    for part in text
+        .split(',')
+        .map(str::trim)
+        .filter(|p| !p.is_empty())
+        .take(64)
+    {
+        match spec_index(part).map(|i| &PARAMS[i]) {
+            Some(spec) if embed.is_none_or(|f| spec.figures.contains(&f)) => {
+                if !kept.contains(&spec.key) {
+                    kept.push(spec.key);
+                }
+            }
+            _ => ignored.push(excerpt(part)),
+        }
+    }
+    if !ignored.is_empty() {
+        let whose = embed.map_or("the page".to_string(), |f| format!("figure {f}"));
+        notices.push(Notice {
+            key: "controls".into(),
+            message: format!(
+                "{} {} not a control of {whose}; ignored",
+                ignored.join(", "),
+                if ignored.len() == 1 { "is" } else { "are" }
+            ),
+        });
+    }
+    if kept.is_empty() {
+        if ignored.is_empty() {
+            notices.push(Notice {
+                key: "controls".into(),
+                message: "names no control; showing them all".into(),
+            });
+        }
+        return None;
+    }
+    Some(kept)
+}
+
 /// The text a value takes in a URL.
 pub fn display_value(value: &Value) -> String {
     match value {
@@ -240,6 +288,7 @@ impl Params {
         let mut view = ViewParams::default();
         let mut notices = Vec::new();
         let mut seen: Vec<String> = Vec::new();
+        let mut controls_text = None::<String>;
         let query = query.strip_prefix('?').unwrap_or(query);
         for (raw_key, raw_value) in form_urlencoded::parse(query.as_bytes()) {
             let key = raw_key.to_string();
@@ -277,6 +326,19 @@ impl Params {
                         });
                     }
                 }
+                "controls" => controls_text = Some(raw_value.to_string()),
+                "step" => match parse_number(raw_value.trim()) {
+                    Some(k) if k.fract() == 0.0 && (1.0..=MAX_STEPS as f64).contains(&k) => {
+                        view.step = Some(k as u32)
+                    }
+                    _ => notices.push(Notice {
+                        key: key.clone(),
+                        message: format!(
+                            "{:?} is not a step from 1 to {MAX_STEPS}; starting without one",
+                            excerpt(&raw_value)
+                        ),
+                    }),
+                },
                 "theme" => match THEMES.row(raw_value.trim()) {
                     Some(theme) => view.theme = Some(theme.value),
                     None => notices.push(Notice {
@@ -300,6 +362,9 @@ impl Params {
                     }
                 }
             }
+        }
+        if let Some(text) = controls_text {
+            view.controls = chosen_controls(&text, view.embed, &mut notices);
         }
         (params, view, notices)
     }
@@ -441,6 +506,47 @@ mod tests {
     }
 
     #[test]
+    fn chosen_controls_keep_the_figures_own_keys_and_name_the_others() {
+        let (_, v, n) = parse("embed=jacobian&controls=alpha,div,ctx,bogus,alpha");
+        assert_eq!(v.controls, Some(vec!["alpha", "div"]));
+        assert_eq!(n.len(), 1, "{n:?}");
+        assert!(n[0]
+            .message
+            .contains("ctx, bogus are not a control of figure jacobian"));
+        // On the page, any key of the table is a control of some figure.
+        let (_, v, n) = parse("controls=ctx,depth");
+        assert_eq!(v.controls, Some(vec!["ctx", "depth"]));
+        assert!(n.is_empty());
+    }
+
+    #[test]
+    fn controls_that_name_nothing_show_every_control() {
+        let (_, v, n) = parse("embed=jacobian&controls=depth");
+        assert_eq!(v.controls, None);
+        assert_eq!(n.len(), 1);
+        let (_, v, n) = parse("controls=,,");
+        assert_eq!(v.controls, None);
+        assert!(n[0].message.contains("names no control"));
+    }
+
+    #[test]
+    fn hostile_controls_text_stays_text() {
+        let (_, v, n) = parse("embed=jacobian&controls=%3Cscript%3E,alpha");
+        assert_eq!(v.controls, Some(vec!["alpha"]));
+        assert!(n[0].message.contains("<script>"));
+    }
+
+    #[test]
+    fn a_step_is_a_whole_number_from_one() {
+        assert_eq!(parse("step=2").1.step, Some(2));
+        for bad in ["0", "-1", "1.5", "x", "99", "NaN"] {
+            let (_, v, n) = parse(&format!("step={bad}"));
+            assert_eq!(v.step, None, "{bad}");
+            assert_eq!(n.len(), 1, "{bad}");
+        }
+    }
+
+    #[test]
     fn unknown_embed_id_gives_a_notice_and_the_whole_page() {
         let (_, v, n) = parse("embed=%3Cscript%3E");
         assert_eq!(v.embed, None);
@@ -492,7 +598,7 @@ mod tests {
                 spec.key
             );
         }
-        for key in ["embed", "hide", "theme"] {
+        for key in VIEW_KEYS {
             assert!(
                 readme.contains(&format!("| `{key}` |")),
                 "docs/url-state.md has no row for {key}"

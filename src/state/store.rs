@@ -35,7 +35,19 @@ pub struct UrlState {
 pub struct ViewParamsRef {
     pub embed: Option<&'static str>,
     pub hide_controls: bool,
+    /// The controls `controls=` keeps (every control when `None`).
+    pub controls: Option<&'static [&'static str]>,
+    pub step: Option<u32>,
     pub theme: Option<Theme>,
+}
+
+impl ViewParamsRef {
+    /// Whether the control of `key` is shown: `hide=controls` (in an embed) hides every
+    /// control, `controls=` all but those it names.
+    pub fn shows_control(&self, key: &str) -> bool {
+        !(self.hide_controls && self.embed.is_some())
+            && self.controls.is_none_or(|keys| keys.contains(&key))
+    }
 }
 
 impl From<&ViewParams> for ViewParamsRef {
@@ -43,6 +55,9 @@ impl From<&ViewParams> for ViewParamsRef {
         Self {
             embed: v.embed,
             hide_controls: v.hide_controls,
+            // Made once per page: a few bytes that live as long as it.
+            controls: v.controls.clone().map(|keys| &*keys.leak()),
+            step: v.step,
             theme: v.theme,
         }
     }

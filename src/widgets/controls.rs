@@ -8,7 +8,9 @@ use leptos::prelude::*;
 
 use super::format::whole_or_three_digits;
 use crate::math::rng::next_seed;
-use crate::state::{float_range, int_range, pow2_range, round_significant, ChoiceList, SEED_MAX};
+use crate::state::{
+    float_range, int_range, pow2_range, round_significant, use_url_state, ChoiceList, SEED_MAX,
+};
 
 /// How a slider's position maps to its value.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -170,6 +172,9 @@ pub fn Slider(
     #[prop(default = "")]
     instance: &'static str,
 ) -> impl IntoView {
+    if !use_url_state().view.shows_control(key) {
+        return ().into_any();
+    }
     let id = format!("ctl-{key}{instance}");
     let range = move || scale.get().input_range();
     let text = move || {
@@ -201,6 +206,7 @@ pub fn Slider(
             <output for=id class="control-value" aria-hidden="true">{text}</output>
         </div>
     }
+    .into_any()
 }
 
 /// A labelled on/off switch.
@@ -212,6 +218,9 @@ pub fn Toggle(
     on_change: Callback<bool>,
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
+    if !use_url_state().view.shows_control(key) {
+        return ().into_any();
+    }
     let id = format!("ctl-{key}{instance}");
     view! {
         <div class="control control-toggle">
@@ -227,6 +236,7 @@ pub fn Toggle(
             <label for=id>{label}</label>
         </div>
     }
+    .into_any()
 }
 
 /// A labelled drop-down of a choice's options (their ids and labels, from
@@ -240,6 +250,9 @@ pub fn Select(
     on_change: Callback<&'static str>,
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
+    if !use_url_state().view.shows_control(key) {
+        return ().into_any();
+    }
     let id = format!("ctl-{key}{instance}");
     view! {
         <div class="control control-select">
@@ -261,6 +274,7 @@ pub fn Select(
             </select>
         </div>
     }
+    .into_any()
 }
 
 /// A labelled whole-number field (clamped to min…max on change).
@@ -274,6 +288,9 @@ pub fn NumberField(
     max: i64,
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
+    if !use_url_state().view.shows_control(key) {
+        return ().into_any();
+    }
     let id = format!("ctl-{key}{instance}");
     view! {
         <div class="control control-number">
@@ -300,6 +317,7 @@ pub fn NumberField(
             />
         </div>
     }
+    .into_any()
 }
 
 /// A whole-number field with a button that gives a new seed (for seeds): the fixed
@@ -316,6 +334,9 @@ pub fn SeedField(
     max: i64,
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
+    if !use_url_state().view.shows_control(key) {
+        return ().into_any();
+    }
     let id = format!("ctl-{key}{instance}");
     view! {
         <div class="control control-seed">
@@ -356,6 +377,7 @@ pub fn SeedField(
             </button>
         </div>
     }
+    .into_any()
 }
 
 /// Puts `value` back into the number field an event came from, if it shows something else.

@@ -1,128 +1,24 @@
 //! Figure: the frame every live figure shares. Its root carries `data-figure="<id>"`; it
 //! has a title, the drawing, a caption generated from the current state, an `aria-label`
-//! summary that updates, and actions: export PNG, export CSV, copy link, copy embed code.
+//! summary that updates, its primary controls with the rest under "More settings", and
+//! actions: export PNG, export CSV, copy link, copy embed code. Printed, it carries the
+//! link to exactly this state instead of its controls.
 
 use leptos::html;
 use leptos::prelude::*;
-use wasm_bindgen::JsCast;
-use web_sys::{HtmlAnchorElement, HtmlCanvasElement, HtmlElement};
 
-use super::canvas::device_pixel_ratio;
+use super::export::{download_text, export_png};
 use super::location::page_base_url;
-use super::palette::{css_rgb, Palette};
+use super::observers::use_printing;
+use super::share::{copy_to_clipboard, figure_link, EmbedForm};
 use crate::state::registry::figure_title;
 use crate::state::use_url_state;
 
 /// Which text the share box shows.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Copy, Debug, PartialEq)]
 enum Shared {
-    Link(String),
-    Embed(String),
-}
-
-/// The `<iframe>` snippet that embeds `figure` with `query` (already without defaults).
-pub fn embed_snippet(base: &str, figure: &str, title: &str, query: &str, height: u32) -> String {
-    let sep = if query.is_empty() { "" } else { "&" };
-    let src = format!("{base}?embed={figure}{sep}{query}").replace('&', "&amp;");
-    let title = title
-        .replace('&', "&amp;")
-        .replace('"', "&quot;")
-        .replace('<', "&lt;");
-    format!(
-        "<iframe src=\"{src}\" title=\"{title} (handwave)\" loading=\"lazy\" width=\"100%\" height=\"{height}\" style=\"width:100%;border:0\"></iframe>"
-    )
-}
-
-/// A link to the whole page in the current state, scrolled to `figure`.
-pub fn figure_link(base: &str, figure: &str, query: &str) -> String {
-    if query.is_empty() {
-        format!("{base}#{figure}")
-    } else {
-        format!("{base}?{query}#{figure}")
-    }
-}
-
-fn download(href: &str, filename: &str) -> Option<()> {
-    let a = document()
-        .create_element("a")
-        .ok()?
-        .dyn_into::<HtmlAnchorElement>()
-        .ok()?;
-    a.set_href(href);
-    a.set_download(filename);
-    document().body()?.append_child(&a).ok()?;
-    a.click();
-    a.remove();
-    Some(())
-}
-
-fn download_text(text: &str, filename: &str, mime: &str) -> Option<()> {
-    let parts = js_sys::Array::of1(&wasm_bindgen::JsValue::from_str(text));
-    let options = web_sys::BlobPropertyBag::new();
-    options.set_type(mime);
-    let blob = web_sys::Blob::new_with_str_sequence_and_options(&parts, &options).ok()?;
-    let url = web_sys::Url::create_object_url_with_blob(&blob).ok()?;
-    download(&url, filename);
-    web_sys::Url::revoke_object_url(&url).ok()
-}
-
-/// Composes every canvas of the figure, at its on-screen place, into one PNG.
-fn export_png(root: &HtmlElement, id: &str, title: &str) -> Option<()> {
-    let dpr = device_pixel_ratio();
-    let frame = root.get_bounding_client_rect();
-    let canvases = root.query_selector_all("canvas").ok()?;
-    let title_h = 28.0;
-    let (w, h) = (frame.width(), frame.height() + title_h);
-    let out = document()
-        .create_element("canvas")
-        .ok()?
-        .dyn_into::<HtmlCanvasElement>()
-        .ok()?;
-    out.set_width((w * dpr) as u32);
-    out.set_height((h * dpr) as u32);
-    let ctx = out
-        .get_context("2d")
-        .ok()??
-        .dyn_into::<web_sys::CanvasRenderingContext2d>()
-        .ok()?;
-    let palette = Palette::read();
-    ctx.set_fill_style_str(&css_rgb(palette.bg));
-    ctx.fill_rect(0.0, 0.0, w * dpr, h * dpr);
-    ctx.set_fill_style_str(&css_rgb(palette.fg));
-    ctx.set_font(&format!("bold {}px sans-serif", 16.0 * dpr));
-    let _ = ctx.fill_text(title, 8.0 * dpr, 20.0 * dpr);
-    for i in 0..canvases.length() {
-        let Some(c) = canvases
-            .item(i)
-            .and_then(|n| n.dyn_into::<HtmlCanvasElement>().ok())
-        else {
-            continue;
-        };
-        let r = c.get_bounding_client_rect();
-        if r.width() <= 0.0 || c.width() == 0 {
-            continue;
-        }
-        let (x, y) = (
-            (r.left() - frame.left()) * dpr,
-            (r.top() - frame.top() + title_h) * dpr,
-        );
-        ctx.set_image_smoothing_enabled(false);
-        let _ = ctx.draw_image_with_html_canvas_element_and_dw_and_dh(
-            &c,
-            x,
-            y,
-            r.width() * dpr,
-            r.height() * dpr,
-        );
-    }
-    let url = out.to_data_url_with_type("image/png").ok()?;
-    download(&url, &format!("handwave-{id}.png"))
-}
-
-fn copy_to_clipboard(text: &str) {
-    let clipboard = window().navigator().clipboard();
-    // Rejections (no permission, insecure context) leave the text visible in the box.
-    let _ = clipboard.write_text(text);
+    Link,
+    Embed,
 }
 
 /// The frame of a live figure.
@@ -139,9 +35,16 @@ pub fn Figure(
     summary: Signal<String>,
     /// The numbers behind the drawing, as CSV.
     csv: Callback<(), String>,
-    /// The controls that set this figure (hidden by `hide=controls` in an embed).
+    /// The controls the figure leads with (hidden by `hide=controls` in an embed; each
+    /// also hides itself where `controls=` leaves it out).
     #[prop(into)]
     controls: ViewFn,
+    /// The figure's other controls, under a "More settings" disclosure.
+    #[prop(optional, into)]
+    more: Option<ViewFn>,
+    /// The URL keys of `more`: the disclosure starts open when the URL sets one of them.
+    #[prop(default = &[])]
+    more_keys: &'static [&'static str],
     /// Whether to show the controls at all.
     #[prop(default = true)]
     show_controls: bool,
@@ -158,6 +61,12 @@ pub fn Figure(
     let state = use_url_state();
     let (shared, set_shared) = signal(None::<Shared>);
     let hide = state.view.hide_controls && state.view.embed.is_some();
+    let printing = use_printing();
+    // Open from the start where the URL sets one of its keys, or names the controls to show.
+    let more_open = state.view.controls.is_some()
+        || state
+            .params
+            .with_untracked(|p| more_keys.iter().any(|k| p.is_set(k)));
 
     let on_png = move |_| {
         if let Some(el) = root.get_untracked() {
@@ -167,27 +76,69 @@ pub fn Figure(
     let on_csv = move |_| {
         download_text(&csv.run(()), &format!("handwave-{id}.csv"), "text/csv");
     };
+    let query_of_page = move || state.params.with_untracked(|p| p.to_query(None));
     let on_link = move |_| {
-        let link = figure_link(
-            &page_base_url(),
-            id,
-            &state.params.with_untracked(|p| p.to_query(None)),
-        );
-        copy_to_clipboard(&link);
-        set_shared.set(Some(Shared::Link(link)));
+        copy_to_clipboard(&figure_link(&page_base_url(), id, &query_of_page()));
+        set_shared.set(Some(Shared::Link));
     };
-    let on_embed = move |_| {
-        let height = root
-            .get_untracked()
-            .map(|el| el.offset_height())
-            .unwrap_or(600)
-            .max(200) as u32
-            + 16;
-        let query = state.params.with_untracked(|p| p.to_query(Some(id)));
-        let snippet = embed_snippet(&page_base_url(), id, title, &query, height);
-        copy_to_clipboard(&snippet);
-        set_shared.set(Some(Shared::Embed(snippet)));
+    let on_embed = move |_| set_shared.set(Some(Shared::Embed));
+    let share_box = move || {
+        shared.get().map(|kind| {
+            let inner = match kind {
+                Shared::Link => {
+                    let link = figure_link(&page_base_url(), id, &query_of_page());
+                    view! {
+                        <label>
+                            "Link to this figure in this state (copied)"
+                            <input type="text" readonly data-share="link" prop:value=link />
+                        </label>
+                    }
+                    .into_any()
+                }
+                Shared::Embed => view! {
+                    <EmbedForm id=id title=title root=root base=page_base_url()
+                        query=state.params.with_untracked(|p| p.to_query(Some(id))) />
+                }
+                .into_any(),
+            };
+            view! {
+                <div class="share-box" role="status">
+                    {inner}
+                    <button type="button" class="button-quiet" on:click=move |_| set_shared.set(None)>
+                        "Close"
+                    </button>
+                </div>
+            }
+        })
     };
+    // Printed: the address of exactly this state, so that a reader of the paper can open it.
+    let print_link = move || {
+        printing.get().then(|| {
+            let link = figure_link(
+                &page_base_url(),
+                id,
+                &state.params.with(|p| p.to_query(None)),
+            );
+            view! {
+                <p class="figure-print-link" data-print-link="">
+                    "This figure, in this state: " <a href=link.clone()>{link.clone()}</a>
+                </p>
+            }
+        })
+    };
+    let controls_box = (show_controls && !hide).then(|| {
+        view! {
+            <div class="figure-controls">
+                {controls.run()}
+                {more.map(|more| view! {
+                    <details class="more-settings" data-more-settings="" open=more_open>
+                        <summary>"More settings"</summary>
+                        <div class="more-settings-body">{more.run()}</div>
+                    </details>
+                })}
+            </div>
+        }
+    });
     let title_id = format!("{id}-title");
     let labelled_by = title_id.clone();
 
@@ -202,64 +153,13 @@ pub fn Figure(
                     <button type="button" data-action="copy-embed" on:click=on_embed>"Copy embed code"</button>
                 </div>
             </div>
-            {move || {
-                shared
-                    .get()
-                    .map(|s| {
-                        let (label, text, kind) = match s {
-                            Shared::Link(t) => ("Link to this figure in this state (copied)", t, "link"),
-                            Shared::Embed(t) => ("Embed code (copied)", t, "embed"),
-                        };
-                        view! {
-                            <div class="share-box" role="status">
-                                <label>
-                                    {label}
-                                    <input type="text" readonly data-share=kind prop:value=text />
-                                </label>
-                                <button type="button" class="button-quiet" on:click=move |_| set_shared.set(None)>
-                                    "Close"
-                                </button>
-                            </div>
-                        }
-                    })
-            }}
-            {(show_controls && !hide).then(|| view! { <div class="figure-controls">{controls.run()}</div> })}
+            {share_box}
+            {controls_box}
             <div class="figure-body" role="group" aria-label=move || format!("{title}. {}", summary.get())>
                 {children()}
             </div>
             <figcaption class="figure-caption" data-caption=id>{move || caption.get()}</figcaption>
+            {print_link}
         </figure>
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn embed_snippet_has_title_lazy_loading_and_full_width() {
-        let s = embed_snippet(
-            "https://x.org/c/",
-            "jacobian",
-            "The Jacobian",
-            "n=12&dk=8",
-            640,
-        );
-        assert!(s.starts_with("<iframe src=\"https://x.org/c/?embed=jacobian&amp;n=12&amp;dk=8\""));
-        assert!(s.contains("title=\"The Jacobian (handwave)\""));
-        assert!(s.contains("loading=\"lazy\""));
-        assert!(s.contains("width=\"100%\""));
-    }
-
-    #[test]
-    fn links_carry_the_state_and_the_anchor() {
-        assert_eq!(
-            figure_link("https://x.org/", "jacobian", ""),
-            "https://x.org/#jacobian"
-        );
-        assert_eq!(
-            figure_link("https://x.org/", "jacobian", "n=3"),
-            "https://x.org/?n=3#jacobian"
-        );
     }
 }

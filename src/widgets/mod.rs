@@ -8,6 +8,7 @@ pub mod canvas;
 pub mod chart;
 pub mod colormap;
 pub mod controls;
+pub mod export;
 pub mod figure;
 pub mod format;
 pub mod formula;
@@ -17,6 +18,7 @@ pub mod location;
 pub mod observers;
 pub mod palette;
 pub mod readout;
+pub mod share;
 pub mod timing;
 pub mod worker;
 

@@ -22,6 +22,22 @@ where
         let measured = el.get_bounding_client_rect().width();
         if measured > 0.0 {
             set_width.set(measured);
+        } else {
+            // Not in the document yet (a view built before it is inserted, as a lazily
+            // loaded pass is): measure before the first frame is painted, so that nothing
+            // is drawn at the initial width first and the figure's height is final from
+            // its first frame.
+            let el = el.clone();
+            request_animation_frame(move || {
+                let w = el.get_bounding_client_rect().width();
+                if w > 0.0
+                    && width
+                        .try_get_untracked()
+                        .is_some_and(|old| (w - old).abs() >= 0.5)
+                {
+                    set_width.try_set(w);
+                }
+            });
         }
         let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
             if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {

@@ -65,6 +65,11 @@ function hostileQuery(r) {
     const roll = r();
     if (roll < 0.12) parts.push(`embed=${encode(r() < 0.6 ? pick(FIGURES) : pick(['nope', 'jacobian ', 'JACOBIAN', '', ...SCRIPTY]))}`);
     else if (roll < 0.18) parts.push(`${pick(['theme', 'hide'])}=${encode(pick(['dark', 'light', 'controls', 'x', ...SCRIPTY]))}`);
+    else if (roll < 0.22) {
+      // A list of controls to show: keys of the table, foreign and unknown keys, junk.
+      const list = Array.from({ length: 1 + Math.floor(r() * 4) }, () => (r() < 0.6 ? pick(KEYS).key : pick([...JUNK.slice(0, 12), ...SCRIPTY, 'embed', 'controls'])));
+      parts.push(`controls=${encode(list.join(r() < 0.8 ? ',' : ';'))}`);
+    }
     else if (roll < 0.26) parts.push(`${encode(pick(['zz', 'foo', 'N', 'alpha ', '__proto__', 'constructor', ...SCRIPTY]))}=${encode(value(null))}`);
     else {
       const spec = pick(KEYS);

@@ -5,7 +5,7 @@ use leptos::prelude::*;
 use super::controls::*;
 use super::model::StabilityModel;
 use super::schedule::sweep_hook::use_depth_sweep;
-use crate::math::stability::{MAX_DEPTH, SWEEP_DEPTHS};
+use crate::math::stability::{Wiring, MAX_DEPTH, SWEEP_DEPTHS};
 use crate::widgets::format::number_or_f64_limit;
 use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
 
@@ -97,30 +97,35 @@ pub fn DepthSweepFigure(
                 .join("; "),
         })
     });
+    // The same sentence before the sweep has arrived, with "…" for its numbers, so that the
+    // caption keeps its length (and the figure its height) while it computes.
     let caption = Signal::derive(move || {
-        sweep.result.with(|r| match r {
-            // Progress only while a sweep runs (progress 1 = nothing started: off screen).
-            None => match sweep.progress.get() {
-                p if p < 1.0 => format!("Computing the four wirings at eight depths… {}%", (p * 100.0).round()),
-                _ => "Computing the four wirings at eight depths…".to_string(),
-            },
-            Some(s) => {
-                let parts: Vec<String> = s
-                    .rows
-                    .iter()
-                    .map(|(w, v)| {
-                        let at = |d: usize| SWEEP_DEPTHS.iter().position(|x| *x == d).and_then(|i| v[i]);
-                        format!("{}: {} at L = 32, {} at L = 128", w.label(), number_or_f64_limit(at(32).unwrap_or(f64::INFINITY)), number_or_f64_limit(at(128).unwrap_or(f64::INFINITY)))
-                    })
-                    .collect();
-                let pending = sweep.progress.get();
-                let status = if pending < 1.0 {
-                    format!(" (Recomputing for the new settings… {}%.)", (pending * 100.0).round())
-                } else {
-                    String::new()
-                };
-                format!("Bottom-to-top gradient ratio of real stacks (same seed, input and weights for every depth: a shallow stack is the first blocks of a deep one). {}.{status}", parts.join("; "))
-            }
+        let progress = sweep.progress.get();
+        sweep.result.with(|r| {
+            let parts: Vec<String> = Wiring::SWEEP
+                .iter()
+                .map(|wiring| {
+                    let ratios = r
+                        .as_ref()
+                        .and_then(|s| s.rows.iter().find(|(w, _)| w == wiring))
+                        .map(|(_, v)| v.clone());
+                    let at = |d: usize| match &ratios {
+                        None => "…".to_string(),
+                        Some(v) => {
+                            let ratio = SWEEP_DEPTHS.iter().position(|x| *x == d).and_then(|i| v[i]);
+                            number_or_f64_limit(ratio.unwrap_or(f64::INFINITY))
+                        }
+                    };
+                    format!("{}: {} at L = 32, {} at L = 128", wiring.label(), at(32), at(128))
+                })
+                .collect();
+            let status = match (r.is_some(), progress < 1.0) {
+                (false, true) => format!(" (Computing the four wirings at eight depths… {}%.)", (progress * 100.0).round()),
+                (false, false) => " (Computing the four wirings at eight depths…)".to_string(),
+                (true, true) => format!(" (Recomputing for the new settings… {}%.)", (progress * 100.0).round()),
+                (true, false) => String::new(),
+            };
+            format!("Bottom-to-top gradient ratio of real stacks (same seed, input and weights for every depth: a shallow stack is the first blocks of a deep one). {}.{status}", parts.join("; "))
         })
     });
     let csv = Callback::new(move |_| {

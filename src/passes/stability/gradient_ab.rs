@@ -65,22 +65,22 @@ pub fn GradientAbFigure(
             number_or_f64_limit(rb.get())
         )
     });
+    // Each stack's sentence, or what is being computed while it is (about as long).
     let caption = Signal::derive(move || {
         let depth = model.depth.get();
-        if run_a.result.with(Option::is_none) || run_b.result.with(Option::is_none) {
-            return format!(
-                "The same seed, input and depth L = {depth}, wired two ways: computing both stacks…"
-            );
-        }
-        let sentence = |n: Memo<Vec<f64>>| {
+        let sentence = |run: AsyncProfile, n: Memo<Vec<f64>>| {
+            if run.result.with(Option::is_none) {
+                return "computing how its gradient fares from the top to layer 0, block by block…"
+                    .to_string();
+            }
             n.with(|n| verdict_sentence(verdict_of(bottom_to_top(n)), depth, None))
         };
         format!(
             "The same seed, input and depth L = {depth}, wired two ways. A, {}: {} B, {}: {}",
             label_a.get(),
-            sentence(na),
+            sentence(run_a, na),
             label_b.get(),
-            sentence(nb)
+            sentence(run_b, nb)
         )
     });
     let csv = Callback::new(move |_| {

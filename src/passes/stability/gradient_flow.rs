@@ -74,27 +74,33 @@ pub fn GradientFlowFigure(
             )
         })
     });
+    // Before the profile arrives, the caption already says everything it can (the stack,
+    // the toy chain) and what is being computed, so that it keeps about its length and
+    // the figure its height.
     let caption = Signal::derive(move || {
-        run.result.with(|r| match r {
-            None => "Computing the stack…".to_string(),
+        let (depth, verdict) = run.result.with(|r| match r {
+            None => (
+                model.depth.get(),
+                "Computing how the gradient fares between the top of this stack and its layer 0, block by block…".to_string(),
+            ),
             Some((depth, p)) => {
                 let n = shown_norms(p, model.weights.get());
-                let verdict = verdict_of(bottom_to_top(n));
-                let toy = model.rho.get().powi(*depth as i32 - 1);
-                model.shape.with(|s| {
-                    format!(
-                        "A real stack of {depth} blocks ({}; d_model {}, {} heads, {} tokens, gain {}), forward and backward in f64. {} The toy chain with ρ = {} would give ρ^(L−1) = {} between the same layers.",
-                        s.wiring.label(),
-                        s.d_model,
-                        s.heads,
-                        s.seq_len,
-                        format_number(s.gain, 3),
-                        verdict_sentence(verdict, *depth, p.first_backward_overflow().or(p.forward_overflow)),
-                        format_number(model.rho.get(), 2),
-                        format_number(toy, 3)
-                    )
-                })
+                let overflow = p.first_backward_overflow().or(p.forward_overflow);
+                (*depth, verdict_sentence(verdict_of(bottom_to_top(n)), *depth, overflow))
             }
+        });
+        let toy = model.rho.get().powi(depth as i32 - 1);
+        model.shape.with(|s| {
+            format!(
+                "A real stack of {depth} blocks ({}; d_model {}, {} heads, {} tokens, gain {}), forward and backward in f64. {verdict} The toy chain with ρ = {} would give ρ^(L−1) = {} between the same layers.",
+                s.wiring.label(),
+                s.d_model,
+                s.heads,
+                s.seq_len,
+                format_number(s.gain, 3),
+                format_number(model.rho.get(), 2),
+                format_number(toy, 3)
+            )
         })
     });
     let csv = Callback::new(move |_| {

@@ -1,0 +1,275 @@
+//! Sharing a figure: a link to the page in this state, scrolled to the figure, and the
+//! `<iframe>` code that embeds the figure alone, with the controls the instructor keeps
+//! and a starting height measured from the figure as it stands.
+
+use leptos::prelude::*;
+use wasm_bindgen::JsCast;
+use web_sys::HtmlElement;
+
+use crate::state::{ParamKind, PARAMS};
+
+/// Which controls an embedded figure shows.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum EmbedControls {
+    /// Every control of the figure.
+    All,
+    /// Only these, by URL key (`controls=`).
+    Only(Vec<&'static str>),
+    /// None (`hide=controls`).
+    Hidden,
+}
+
+impl EmbedControls {
+    /// What keeping `kept` of a figure's `all` controls amounts to.
+    pub fn keeping(kept: &[&'static str], all: &[&'static str]) -> Self {
+        if kept.is_empty() {
+            EmbedControls::Hidden
+        } else if all.iter().all(|k| kept.contains(k)) {
+            EmbedControls::All
+        } else {
+            EmbedControls::Only(all.iter().copied().filter(|k| kept.contains(k)).collect())
+        }
+    }
+
+    /// The query parameters it takes ("" for every control).
+    fn query(&self) -> String {
+        match self {
+            EmbedControls::All => String::new(),
+            EmbedControls::Only(keys) => format!("controls={}", keys.join(",")),
+            EmbedControls::Hidden => "hide=controls".into(),
+        }
+    }
+}
+
+/// The URL keys of figure `id` that a reader sets with a control (its state's keys but
+/// the raw scores `z`, which only a link sets), in the table's order, with their meaning.
+pub fn figure_controls(id: &str) -> Vec<(&'static str, &'static str)> {
+    PARAMS
+        .iter()
+        .filter(|p| p.figures.contains(&id) && !matches!(p.kind, ParamKind::FloatList { .. }))
+        .map(|p| (p.key, p.meaning))
+        .collect()
+}
+
+/// The address of `figure` alone in the embed view: `base?embed=…`, its controls, then
+/// `query` (its state, without defaults).
+pub fn embed_address(base: &str, figure: &str, controls: &EmbedControls, query: &str) -> String {
+    let parts: Vec<String> = [
+        format!("embed={figure}"),
+        controls.query(),
+        query.to_string(),
+    ]
+    .into_iter()
+    .filter(|p| !p.is_empty())
+    .collect();
+    format!("{base}?{}", parts.join("&"))
+}
+
+/// The `<iframe>` snippet that embeds `figure` at `address`, `height` CSS pixels tall to
+/// start with (the resize message corrects it where the host page listens).
+pub fn embed_snippet(address: &str, title: &str, height: u32) -> String {
+    let src = address.replace('&', "&amp;");
+    let title = title
+        .replace('&', "&amp;")
+        .replace('"', "&quot;")
+        .replace('<', "&lt;");
+    format!(
+        "<iframe src=\"{src}\" title=\"{title} (handwave)\" loading=\"lazy\" width=\"100%\" height=\"{height}\" style=\"width:100%;border:0\"></iframe>"
+    )
+}
+
+/// A link to the whole page in the current state, scrolled to `figure`.
+pub fn figure_link(base: &str, figure: &str, query: &str) -> String {
+    if query.is_empty() {
+        format!("{base}#{figure}")
+    } else {
+        format!("{base}?{query}#{figure}")
+    }
+}
+
+/// Puts `text` on the clipboard, where the browser allows it (the share box shows the text
+/// either way).
+pub fn copy_to_clipboard(text: &str) {
+    let clipboard = window().navigator().clipboard();
+    // Rejections (no permission, insecure context) leave the text visible in the box.
+    let _ = clipboard.write_text(text);
+}
+
+/// Extra height an embed has beyond its figure: the embed view's padding and credit line.
+const EMBED_CHROME_PX: f64 = 56.0;
+
+/// A starting height for the embed of `figure` (its root element) that keeps `kept` of
+/// its controls: the figure's height as it stands, less the controls it would not show
+/// (measured: the band the kept controls occupy replaces the whole controls box).
+pub fn embed_height(figure: &HtmlElement, controls: &EmbedControls) -> u32 {
+    // The share box this code is shown in is not part of the embed.
+    let share_box = figure
+        .query_selector(".share-box")
+        .ok()
+        .flatten()
+        .map_or(0.0, |b| b.get_bounding_client_rect().height());
+    let total = figure.get_bounding_client_rect().height() - share_box;
+    let controls_box = figure
+        .query_selector(".figure-controls")
+        .ok()
+        .flatten()
+        .map(|b| b.get_bounding_client_rect());
+    let height = match (controls, controls_box) {
+        (EmbedControls::All, _) | (_, None) => total,
+        (EmbedControls::Hidden, Some(b)) => total - b.height(),
+        (EmbedControls::Only(keys), Some(b)) => {
+            let (mut top, mut bottom) = (f64::INFINITY, f64::NEG_INFINITY);
+            for key in keys {
+                let selector = format!("[data-control=\"{key}\"]");
+                let Some(control) = figure
+                    .query_selector(&selector)
+                    .ok()
+                    .flatten()
+                    .and_then(|c| c.closest(".control").ok().flatten())
+                else {
+                    continue;
+                };
+                let r = control.get_bounding_client_rect();
+                if r.height() > 0.0 {
+                    top = top.min(r.top());
+                    bottom = bottom.max(r.bottom());
+                }
+            }
+            let kept = if bottom > top {
+                bottom - top + 16.0
+            } else {
+                0.0
+            };
+            total - b.height() + kept
+        }
+    };
+    (height + EMBED_CHROME_PX).round().clamp(160.0, 4000.0) as u32
+}
+
+/// The share box of figure `id`: a link, or the embed code with a checkbox per control
+/// (ticking one off leaves it out of the embed, and the code updates).
+#[component]
+pub fn EmbedForm(
+    id: &'static str,
+    title: &'static str,
+    /// The figure's root element, measured for the starting height.
+    root: NodeRef<leptos::html::Figure>,
+    /// The figure's state as a query string (without defaults).
+    query: String,
+    base: String,
+) -> impl IntoView {
+    let all: Vec<&'static str> = figure_controls(id).iter().map(|(k, _)| *k).collect();
+    let all = StoredValue::new(all);
+    let kept = RwSignal::new(all.get_value());
+    let snippet = Memo::new(move |_| {
+        let controls = kept.with(|k| all.with_value(|a| EmbedControls::keeping(k, a)));
+        let height = root
+            .get_untracked()
+            .map(|el| embed_height(el.unchecked_ref::<HtmlElement>(), &controls))
+            .unwrap_or(600);
+        embed_snippet(&embed_address(&base, id, &controls, &query), title, height)
+    });
+    Effect::new(move |_| copy_to_clipboard(&snippet.get()));
+    let boxes = figure_controls(id)
+        .into_iter()
+        .map(|(key, meaning)| {
+            let on = move || kept.with(|k| k.contains(&key));
+            view! {
+                <label class="embed-control">
+                    <input type="checkbox" data-embed-control=key prop:checked=on
+                        on:change=move |ev| {
+                            let checked = event_target_checked(&ev);
+                            kept.update(|k| {
+                                k.retain(|x| *x != key);
+                                if checked {
+                                    k.push(key);
+                                }
+                            });
+                        } />
+                    <code>{key}</code>" "{meaning}
+                </label>
+            }
+        })
+        .collect_view();
+    view! {
+        <label>
+            "Embed code (copied)"
+            <input type="text" readonly data-share="embed" prop:value=move || snippet.get() />
+        </label>
+        <fieldset class="embed-controls" data-embed-controls="">
+            <legend>"Controls the embedded figure shows"</legend>
+            {boxes}
+        </fieldset>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn embed_snippet_has_title_lazy_loading_and_full_width() {
+        let address = embed_address(
+            "https://x.org/c/",
+            "jacobian",
+            &EmbedControls::All,
+            "n=12&dk=8",
+        );
+        let s = embed_snippet(&address, "The Jacobian", 640);
+        assert!(s.starts_with("<iframe src=\"https://x.org/c/?embed=jacobian&amp;n=12&amp;dk=8\""));
+        assert!(s.contains("title=\"The Jacobian (handwave)\""));
+        assert!(s.contains("loading=\"lazy\""));
+        assert!(s.contains("width=\"100%\""));
+        assert!(s.contains("height=\"640\""));
+    }
+
+    #[test]
+    fn embed_addresses_carry_the_controls_kept() {
+        let only = EmbedControls::Only(vec!["alpha", "div"]);
+        assert_eq!(
+            embed_address("https://x.org/", "jacobian", &only, "alpha=3"),
+            "https://x.org/?embed=jacobian&controls=alpha,div&alpha=3"
+        );
+        assert_eq!(
+            embed_address("https://x.org/", "jacobian", &EmbedControls::Hidden, ""),
+            "https://x.org/?embed=jacobian&hide=controls"
+        );
+    }
+
+    #[test]
+    fn keeping_every_control_or_none_has_its_own_form() {
+        let all = ["n", "dk", "alpha"];
+        assert_eq!(
+            EmbedControls::keeping(&["n", "dk", "alpha"], &all),
+            EmbedControls::All
+        );
+        assert_eq!(EmbedControls::keeping(&[], &all), EmbedControls::Hidden);
+        assert_eq!(
+            EmbedControls::keeping(&["alpha", "n"], &all),
+            EmbedControls::Only(vec!["n", "alpha"]),
+            "in the figure's order"
+        );
+    }
+
+    #[test]
+    fn a_figures_controls_are_its_keys_but_the_raw_scores() {
+        let keys: Vec<_> = figure_controls("jacobian")
+            .iter()
+            .map(|(k, _)| *k)
+            .collect();
+        assert_eq!(keys, ["n", "dk", "div", "alpha", "seed"]);
+        assert!(figure_controls("nope").is_empty());
+    }
+
+    #[test]
+    fn links_carry_the_state_and_the_anchor() {
+        assert_eq!(
+            figure_link("https://x.org/", "jacobian", ""),
+            "https://x.org/#jacobian"
+        );
+        assert_eq!(
+            figure_link("https://x.org/", "jacobian", "n=3"),
+            "https://x.org/?n=3#jacobian"
+        );
+    }
+}
