@@ -9,6 +9,7 @@ use crate::passes::backprop;
 use crate::passes::lazy::{LazyFigure, LazyPass};
 use crate::state::Notice;
 use crate::widgets::location::page_base_url;
+use crate::widgets::HeatmapHint;
 
 use super::notices::Notices;
 
@@ -75,6 +76,7 @@ pub fn EmbedView(
                         .into_any()
                 })
             })}
+            <HeatmapHint hidden=true />
             <p class="embed-credit">
                 <a href=page_base_url() target="_blank" rel="noopener">"handwave"</a>
                 " — the math underneath the transformer, computed live."

@@ -5,10 +5,49 @@ use leptos::prelude::*;
 
 use crate::passes::backprop;
 use crate::passes::lazy::{LazyPass, LazySection};
+use crate::state::registry::PASSES;
 use crate::state::{Notice, Theme};
 
 use super::notices::Notices;
 use super::theme::ThemeSwitch;
+
+/// The four claims, each a link to its pass: the page's contents.
+#[component]
+fn Contents() -> impl IntoView {
+    view! {
+        <ol class="contents" data-contents="">
+            {PASSES
+                .iter()
+                .map(|p| view! {
+                    <li>
+                        <a href=format!("#{}", p.id)>
+                            <span class="contents-pass">{p.title.split(':').next().unwrap_or(p.title)}</span>
+                            " "
+                            <span class="contents-claim">{p.claim}</span>
+                        </a>
+                    </li>
+                })
+                .collect_view()}
+        </ol>
+    }
+}
+
+/// A compact bar of the four passes that stays at the top of the screen while reading.
+#[component]
+fn PassNav() -> impl IntoView {
+    view! {
+        <nav class="pass-nav" aria-label="Passes">
+            <ol>
+                {PASSES
+                    .iter()
+                    .map(|p| view! {
+                        <li><a href=format!("#{}", p.id)>{p.number}" "{p.title.split(':').next().unwrap_or(p.title)}</a></li>
+                    })
+                    .collect_view()}
+            </ol>
+        </nav>
+    }
+}
 
 /// The page of every pass.
 #[component]
@@ -22,14 +61,14 @@ pub fn Page(theme: RwSignal<Theme>, notices: RwSignal<Vec<Notice>>) -> impl Into
             </div>
             <ThemeSwitch theme=theme />
         </header>
+        <PassNav />
         <Notices notices=notices />
         <main class="page">
             <section class="intro" aria-label="Introduction">
                 <p>
-                    "The usual stories about attention — heads specialise, the mask hides the future — are true but not the whole truth. "
-                    "Each pass below takes one piece of the math, states it exactly, and lets you move it. "
-                    "Every number and every pixel of every figure is computed as you watch, by the same Rust code that the tests check against independent derivations."
+                    "Four claims about attention, each made exact and computed as you move the controls:"
                 </p>
+                <Contents />
             </section>
             <backprop::BackpropSection />
             <LazySection pass=LazyPass::Complexity />

@@ -20,6 +20,8 @@ pub struct PassInfo {
     pub number: u8,
     /// The section's title, after "Pass N".
     pub title: &'static str,
+    /// The pass's claim in a line (the page's contents list).
+    pub claim: &'static str,
     /// Its figures, in page order.
     pub figures: &'static [FigureInfo],
 }
@@ -32,6 +34,7 @@ const fn figure(id: &'static str, title: &'static str) -> FigureInfo {
 pub static PASSES: [PassInfo; 4] = [
     PassInfo {
         id: "backprop",
+        claim: "Every gradient that reaches W_Q and W_K passes through the softmax Jacobian, and a saturated softmax lets none through.",
         number: 1,
         title: "Backprop: the softmax is the only door",
         figures: &[
@@ -44,6 +47,7 @@ pub static PASSES: [PassInfo; 4] = [
     },
     PassInfo {
         id: "complexity",
+        claim: "The score matrix grows with n², the KV cache only with n.",
         number: 2,
         title: "Complexity: why context is expensive",
         figures: &[
@@ -63,6 +67,7 @@ pub static PASSES: [PassInfo; 4] = [
     },
     PassInfo {
         id: "linear-algebra",
+        claim: "QKᵀ has rank at most dₖ; the softmax of it does not keep the bound.",
         number: 3,
         title: "Linear algebra: a rank-dₖ object in an n×n costume",
         figures: &[
@@ -77,6 +82,7 @@ pub static PASSES: [PassInfo; 4] = [
     },
     PassInfo {
         id: "stability",
+        claim: "Without residuals a deep stack's gradient vanishes; the identity path keeps it alive.",
         number: 4,
         title: "Stability: why deep stacks train at all",
         figures: &[

@@ -176,7 +176,7 @@ pub static PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Bool,
         default: Value::Bool(true),
         meaning: "Pass 1: divide the scores by √d_k",
-        figures: JACOBIAN_ONLY,
+        figures: PASS1_FIGURES,
     },
     ParamSpec {
         key: "alpha",

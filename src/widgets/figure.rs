@@ -129,16 +129,22 @@ pub fn Figure(
     let controls_box = (show_controls && !hide).then(|| {
         view! {
             <div class="figure-controls">
-                {controls.run()}
-                {more.map(|more| view! {
-                    <details class="more-settings" data-more-settings="" open=more_open>
-                        <summary>"More settings"</summary>
-                        <div class="more-settings-body">{more.run()}</div>
-                    </details>
-                })}
+                <div class="controls-primary" data-primary-controls="">{controls.run()}</div>
             </div>
         }
     });
+    // The other controls come after the drawing: the primary ones stay next to it.
+    let more_box = (show_controls && !hide)
+        .then_some(more)
+        .flatten()
+        .map(|more| {
+            view! {
+                <details class="more-settings" data-more-settings="" open=more_open>
+                    <summary>"More settings"</summary>
+                    <div class="more-settings-body">{more.run()}</div>
+                </details>
+            }
+        });
     let title_id = format!("{id}-title");
     let labelled_by = title_id.clone();
 
@@ -149,8 +155,14 @@ pub fn Figure(
                 <div class="figure-actions" role="group" aria-label=format!("{title}: export and share")>
                     <button type="button" data-action="png" on:click=on_png>"PNG"</button>
                     <button type="button" data-action="csv" on:click=on_csv>"CSV"</button>
-                    <button type="button" data-action="copy-link" on:click=on_link>"Copy link"</button>
-                    <button type="button" data-action="copy-embed" on:click=on_embed>"Copy embed code"</button>
+                    // On a phone the labels shorten so that the four fit one row; the name
+                    // read out stays the full one.
+                    <button type="button" data-action="copy-link" aria-label="Copy link" on:click=on_link>
+                        <span class="label-wide">"Copy link"</span><span class="label-narrow" aria-hidden="true">"Link"</span>
+                    </button>
+                    <button type="button" data-action="copy-embed" aria-label="Copy embed code" on:click=on_embed>
+                        <span class="label-wide">"Copy embed code"</span><span class="label-narrow" aria-hidden="true">"Embed"</span>
+                    </button>
                 </div>
             </div>
             {share_box}
@@ -158,6 +170,7 @@ pub fn Figure(
             <div class="figure-body" role="group" aria-label=move || format!("{title}. {}", summary.get())>
                 {children()}
             </div>
+            {more_box}
             <figcaption class="figure-caption" data-caption=id>{move || caption.get()}</figcaption>
             {print_link}
         </figure>

@@ -16,6 +16,20 @@ use super::palette::use_palette;
 use super::palette::{css_rgb, Palette};
 use super::timing::now_ms;
 
+/// The id of the page's one sentence on how to read a heatmap's cells, which every
+/// heatmap names as part of its description ([`HeatmapHint`]).
+pub const HEATMAP_HINT_ID: &str = "heatmap-hint";
+
+/// How to read a heatmap, said once for the page (and, hidden, in an embed view).
+#[component]
+pub fn HeatmapHint(#[prop(default = false)] hidden: bool) -> impl IntoView {
+    view! {
+        <p id=HEATMAP_HINT_ID class="heatmap-hint" class:visually-hidden=hidden>
+            "Every heatmap reads its cells out: point at a cell or tap it, or focus the heatmap with the Tab key and move between cells with the arrow keys."
+        </p>
+    }
+}
+
 /// A row-major matrix for drawing.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Grid {
@@ -243,7 +257,8 @@ pub fn Heatmap(
     };
     let readout = move || match focus.get() {
         Some((r, c)) if grid.with(|g| r < g.rows && c < g.cols) => describe.run((r, c)),
-        _ => "Hover a cell, or focus the heatmap and use the arrow keys.".to_string(),
+        // How to read a cell is said once for the page ([`HEATMAP_HINT_ID`]).
+        _ => String::new(),
     };
 
     view! {
@@ -254,7 +269,7 @@ pub fn Heatmap(
                 tabindex="0"
                 role="img"
                 aria-label=move || summary.get()
-                aria-describedby=format!("{name}-cell")
+                aria-describedby=format!("{name}-cell {HEATMAP_HINT_ID}")
                 on:mousemove=move |ev| set_focus.set(cell_at(ev.client_x() as f64, ev.client_y() as f64))
                 on:mouseleave=move |_| set_focus.set(None)
                 on:focus=move |_| {

@@ -28,5 +28,5 @@ pub use controls::{NumberField, Scale, SeedField, Select, Slider, Toggle};
 pub use figure::Figure;
 pub use formula::Formula;
 pub use heading::PassHeading;
-pub use heatmap::{ColorBar, Grid, Heatmap};
+pub use heatmap::{ColorBar, Grid, Heatmap, HeatmapHint};
 pub use readout::Readout;

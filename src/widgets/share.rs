@@ -98,49 +98,60 @@ pub fn copy_to_clipboard(text: &str) {
 /// Extra height an embed has beyond its figure: the embed view's padding and credit line.
 const EMBED_CHROME_PX: f64 = 56.0;
 
-/// A starting height for the embed of `figure` (its root element) that keeps `kept` of
-/// its controls: the figure's height as it stands, less the controls it would not show
-/// (measured: the band the kept controls occupy replaces the whole controls box).
+/// The height of the first element of `figure` that `selector` matches (0 for none).
+fn height_of(figure: &HtmlElement, selector: &str) -> f64 {
+    figure
+        .query_selector(selector)
+        .ok()
+        .flatten()
+        .map_or(0.0, |e| e.get_bounding_client_rect().height())
+}
+
+/// The height of the band the controls of `keys` occupy inside `container` (0 if none of
+/// them is there), with the room a box of controls takes around them.
+fn band_of(figure: &HtmlElement, container: &str, keys: &[&'static str]) -> f64 {
+    let (mut top, mut bottom) = (f64::INFINITY, f64::NEG_INFINITY);
+    for key in keys {
+        let selector = format!("{container} [data-control=\"{key}\"]");
+        let Some(control) = figure
+            .query_selector(&selector)
+            .ok()
+            .flatten()
+            .and_then(|c| c.closest(".control").ok().flatten())
+        else {
+            continue;
+        };
+        let r = control.get_bounding_client_rect();
+        if r.height() > 0.0 {
+            top = top.min(r.top());
+            bottom = bottom.max(r.bottom());
+        }
+    }
+    if bottom > top {
+        bottom - top + 24.0
+    } else {
+        0.0
+    }
+}
+
+/// A starting height for the embed of `figure` (its root element) that keeps `controls`:
+/// the figure's height as it stands (less the share box this code is shown in), less the
+/// controls it would not show. A kept control replaces its box by the band it occupies; a
+/// kept "More settings" control is shown open, so its box stays in full.
 pub fn embed_height(figure: &HtmlElement, controls: &EmbedControls) -> u32 {
-    // The share box this code is shown in is not part of the embed.
-    let share_box = figure
-        .query_selector(".share-box")
-        .ok()
-        .flatten()
-        .map_or(0.0, |b| b.get_bounding_client_rect().height());
-    let total = figure.get_bounding_client_rect().height() - share_box;
-    let controls_box = figure
-        .query_selector(".figure-controls")
-        .ok()
-        .flatten()
-        .map(|b| b.get_bounding_client_rect());
-    let height = match (controls, controls_box) {
-        (EmbedControls::All, _) | (_, None) => total,
-        (EmbedControls::Hidden, Some(b)) => total - b.height(),
-        (EmbedControls::Only(keys), Some(b)) => {
-            let (mut top, mut bottom) = (f64::INFINITY, f64::NEG_INFINITY);
-            for key in keys {
-                let selector = format!("[data-control=\"{key}\"]");
-                let Some(control) = figure
-                    .query_selector(&selector)
-                    .ok()
-                    .flatten()
-                    .and_then(|c| c.closest(".control").ok().flatten())
-                else {
-                    continue;
-                };
-                let r = control.get_bounding_client_rect();
-                if r.height() > 0.0 {
-                    top = top.min(r.top());
-                    bottom = bottom.max(r.bottom());
-                }
-            }
-            let kept = if bottom > top {
-                bottom - top + 16.0
-            } else {
-                0.0
-            };
-            total - b.height() + kept
+    let total = figure.get_bounding_client_rect().height() - height_of(figure, ".share-box");
+    let (primary, more) = (
+        height_of(figure, ".figure-controls"),
+        height_of(figure, ".more-settings"),
+    );
+    let height = match controls {
+        EmbedControls::All => total,
+        EmbedControls::Hidden => total - primary - more,
+        EmbedControls::Only(keys) => {
+            let more_kept = band_of(figure, ".more-settings", keys);
+            total - primary - more
+                + band_of(figure, ".figure-controls", keys)
+                + if more_kept > 0.0 { more } else { 0.0 }
         }
     };
     (height + EMBED_CHROME_PX).round().clamp(160.0, 4000.0) as u32

@@ -1,18 +1,40 @@
-//! The controls both Pass 1 figures share: tokens, dₖ, α, seed, and ÷√dₖ.
+//! The controls of Pass 1's figures: α and ÷√dₖ lead (they are what the pass is about);
+//! tokens, dₖ and the seed are the "More settings".
 
 use leptos::prelude::*;
 
 use super::model::BackpropModel;
 use crate::state::Value;
-use crate::widgets::format::three_digits;
-use crate::widgets::format::whole;
+use crate::widgets::format::{three_digits, whole};
 use crate::widgets::{Scale, SeedField, Slider, Toggle};
 
-/// Controls shared by both figures: tokens, d_k, α, seed (÷√d_k only for `jacobian`).
+/// The keys of [`MoreControls`] (the disclosure opens when the URL sets one).
+pub const MORE_KEYS: &[&str] = &["n", "dk", "seed"];
+
+/// The logit scale α and the division by √dₖ.
 #[component]
-pub fn PassControls(
+pub fn PrimaryControls(
     model: BackpropModel,
-    #[prop(default = true)] with_divide: bool,
+    #[prop(default = true)] with_alpha: bool,
+    #[prop(default = "")] instance: &'static str,
+) -> impl IntoView {
+    let state = model.state;
+    let set_alpha = Callback::new(move |v: f64| state.set_many(vec![("alpha", Value::Float(v))]));
+    let set_div = Callback::new(move |v: bool| state.set_many(vec![("div", Value::Bool(v))]));
+    view! {
+        {with_alpha.then(|| view! {
+            <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
+                scale={const { Scale::log_of("alpha", 100, 3) }} format=three_digits unit="×" />
+        })}
+        <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div />
+    }
+}
+
+/// Tokens, dₖ, the seed (and α where it is not a primary control).
+#[component]
+pub fn MoreControls(
+    model: BackpropModel,
+    #[prop(default = false)] with_alpha: bool,
     #[prop(default = "")] instance: &'static str,
 ) -> impl IntoView {
     let state = model.state;
@@ -25,7 +47,6 @@ pub fn PassControls(
     let set_dk =
         Callback::new(move |v: f64| state.set_many(vec![("dk", Value::Int(v.round() as i64))]));
     let set_alpha = Callback::new(move |v: f64| state.set_many(vec![("alpha", Value::Float(v))]));
-    let set_div = Callback::new(move |v: bool| state.set_many(vec![("div", Value::Bool(v))]));
     let set_seed = Callback::new(move |v: i64| {
         state.set_many(vec![("seed", Value::Int(v)), ("z", Value::List(None))])
     });
@@ -34,9 +55,10 @@ pub fn PassControls(
             scale={const { Scale::linear_of("n", 1.0) }} format=whole />
         <Slider key="dk" label="Key dimension dₖ" instance=instance value=Signal::derive(move || model.d_k.get() as f64) on_change=set_dk
             scale={const { Scale::pow2_of("dk") }} format=whole />
-        <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
-            scale={const { Scale::log_of("alpha", 100, 3) }} format=three_digits unit="×" />
-        {with_divide.then(|| view! { <Toggle key="div" label="Divide by √dₖ" instance=instance value=model.divide on_change=set_div /> })}
+        {with_alpha.then(|| view! {
+            <Slider key="alpha" label="Logit scale α" instance=instance value=model.alpha on_change=set_alpha
+                scale={const { Scale::log_of("alpha", 100, 3) }} format=three_digits unit="×" />
+        })}
         <SeedField key="seed" label="Seed" instance=instance value=Signal::derive(move || model.seed.get() as i64) on_change=set_seed />
         <Show when=move || model.explicit.with(|z| z.is_some())>
             <p class="control-note" data-explicit-scores="">

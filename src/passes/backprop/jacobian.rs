@@ -4,7 +4,7 @@
 use leptos::prelude::*;
 use nalgebra::DMatrix;
 
-use super::controls::PassControls;
+use super::controls::{MoreControls, PrimaryControls, MORE_KEYS};
 use super::model::BackpropModel;
 use crate::math::backprop::is_saturated;
 use crate::math::softmax::JacobianSummary;
@@ -164,10 +164,11 @@ pub fn JacobianFigure(
             .p
             .with_untracked(|p| model.jacobian.with_untracked(|j| jacobian_csv(p, j)))
     });
-    let controls = move || view! { <PassControls model=model /> };
+    let controls = move || view! { <PrimaryControls model=model /> };
+    let more = move || view! { <MoreControls model=model /> };
     view! {
         <Figure id="jacobian" caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=MORE_KEYS show_controls=show_controls>
             <div class="jacobian-layout">
                 <div class="jacobian-heatmap">
                     <Heatmap name="jacobian" grid=grid scale=JACOBIAN_SCALE describe=describe summary=summary max_width=400.0 />

@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::controls::PassControls;
+use super::controls::{MoreControls, PrimaryControls};
 use super::model::BackpropModel;
 use crate::math::backprop::{DkSweepCurve, MAX_DK};
 use crate::widgets::format::format_number;
@@ -116,6 +116,26 @@ pub fn JacobianVsDkFigure(
                     x: model.d_k.get() as f64,
                     tone: Tone::Muted,
                 },
+                // The reader's setting: on the curve ÷√dₖ picks, at the current dₖ.
+                Mark::Line {
+                    label: "your setting".into(),
+                    points: c
+                        .d_k
+                        .iter()
+                        .position(|&x| x == model.d_k.get())
+                        .map(|i| {
+                            let v = if model.divide.get() {
+                                c.with_division[i]
+                            } else {
+                                c.without_division[i]
+                            };
+                            vec![(c.d_k[i] as f64, v)]
+                        })
+                        .unwrap_or_default(),
+                    tone: Tone::Fg,
+                    dashed: false,
+                    dots: true,
+                },
             ],
             legend_left: false,
         }
@@ -149,16 +169,28 @@ pub fn JacobianVsDkFigure(
         })
     };
     let csv = Callback::new(move |_| model.sweep.with_untracked(sweep_csv));
+    // ÷√dₖ leads: it picks the curve the reader's setting is on. In the page the other
+    // settings are the figure above's; alone (embedded) the figure has its own.
     let controls = move || {
-        if embedded {
-            view! { <PassControls model=model with_divide=false instance="-sweep" /> }.into_any()
-        } else {
-            view! { <p class="control-note">"Tokens, α, seed and the marked dₖ follow the controls of the figure above."</p> }.into_any()
+        view! {
+            <PrimaryControls model=model with_alpha=false instance="-sweep" />
+            {(!embedded).then(|| view! {
+                <p class="control-note">"Tokens, α, seed and the marked dₖ follow the controls of the figure above."</p>
+            })}
         }
+    };
+    // Empty (and so not shown) in the page.
+    let more = move || {
+        embedded.then(|| view! { <MoreControls model=model with_alpha=true instance="-sweep" /> })
+    };
+    let more_keys: &'static [&'static str] = if embedded {
+        &["n", "dk", "alpha", "seed"]
+    } else {
+        &[]
     };
     view! {
         <Figure id="jacobian-vs-dk" caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=more_keys show_controls=show_controls>
             <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 max_width=640.0 />
             <div class="readouts">
                 <Readout name="mean-with" label="mean ‖J‖_F at dₖ, ÷√dₖ" value=at_dk(true) />

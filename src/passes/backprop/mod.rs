@@ -7,7 +7,7 @@
 
 use leptos::prelude::*;
 
-use crate::widgets::PassHeading;
+use crate::widgets::{HeatmapHint, PassHeading};
 
 use crate::formulas;
 use crate::state::use_url_state;
@@ -45,10 +45,10 @@ pub fn BackpropSection() -> impl IntoView {
         <section class="pass" id="backprop" aria-labelledby="backprop-title">
             <PassHeading id="backprop" />
             <p class="claim">
-                "Every gradient that reaches W_Q or W_K passes through one small matrix, the softmax Jacobian J, and when the softmax saturates J goes to zero: the gradient stops. "
-                "Raise the logit scale α and watch the heatmap fade."
+                "Every gradient that reaches W_Q or W_K passes through one small matrix, the softmax Jacobian J; when the softmax saturates, J goes to zero and the gradient stops."
             </p>
             <JacobianFigure model=model />
+            <HeatmapHint />
             <h3 class="subhead">"Why the softmax is the only door"</h3>
             <p>
                 "Attention turns a query q and keys kⱼ into scores, the scores into probabilities p with a softmax, and mixes the values with p. "

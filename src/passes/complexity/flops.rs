@@ -3,7 +3,7 @@
 
 use leptos::prelude::*;
 
-use super::controls::{ConfigProblem, ModelControls};
+use super::controls::{ConfigProblem, ContextSlider, ModelSelect};
 use super::model::*;
 use crate::math::complexity::MAX_CONTEXT;
 use crate::math::complexity::MIN_CONTEXT;
@@ -165,7 +165,9 @@ pub fn FlopsFigure(
     });
     view! {
         <Figure id="flops-vs-context" caption=caption summary=summary csv=csv
-            controls=move || view! { <ModelControls model=model instance="-flops" /> } show_controls=show_controls>
+            controls=move || view! { <ContextSlider model=model instance="-flops" /> }
+            more=move || view! { <ModelSelect model=model instance="-flops" /> }
+            more_keys=&["model", "cl", "cd", "ch", "ckv", "cdh", "cff", "cmlp", "cv", "cwin"] show_controls=show_controls>
             <ConfigProblem model=model />
             <Chart name="flops-vs-context" spec=spec summary=summary aspect=0.55 />
             <Show when=move || crossover.get().is_some()>

@@ -3,7 +3,9 @@
 
 use leptos::prelude::*;
 
-use super::controls::{ConfigProblem, ModelControls};
+use super::controls::{
+    ConfigProblem, ContextSlider, MemoryMoreControls, ModelSelect, MEMORY_MORE_KEYS,
+};
 use super::model::*;
 use crate::math::complexity::MAX_CONTEXT;
 use crate::math::complexity::MIN_CONTEXT;
@@ -227,7 +229,8 @@ pub fn MemoryFigure(
     };
     view! {
         <Figure id="memory-vs-context" caption=caption summary=summary csv=csv
-            controls=move || view! { <ModelControls model=model memory=true /> } show_controls=show_controls>
+            controls=move || view! { <ContextSlider model=model /> <ModelSelect model=model /> }
+            more=move || view! { <MemoryMoreControls model=model /> } more_keys=MEMORY_MORE_KEYS show_controls=show_controls>
             <ConfigProblem model=model />
             <Chart name="memory-vs-context" spec=spec summary=summary aspect=0.55 />
             <Show when=move || at_n.with(|m| m.is_some())>

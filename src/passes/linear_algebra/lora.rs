@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::int_range;
+
 use super::model::*;
 use crate::math::rank::{full_update_params, lora_params, LORA_EXAMPLE_SIZE};
 use crate::state::choices::{DTYPES, LORA_SHAPES};
@@ -111,21 +113,27 @@ pub fn LoraFigure(
         })
     });
     let controls = move || {
-        let (shape, set_shape) = model.state.choice_control("lshape");
-        let (lout, set_lout) = model.state.int_control("lout");
-        let (lin, set_lin) = model.state.int_control("lin");
         let (_, set_r) = model.state.int_control("lr");
-        let (dtype, set_dtype) = model.state.choice_control("ldtype");
-        let (decay, set_decay) = model.state.float_control("ldecay");
         view! {
-            <Select key="lshape" label="Weight matrix" options=&LORA_SHAPES value=shape on_change=set_shape />
-            <Show when=move || shape.get() == "custom">
-                <NumberField key="lout" label="d_out" value=lout on_change=set_lout min=1 max=65_536 />
-                <NumberField key="lin" label="d_in" value=lin on_change=set_lin min=1 max=65_536 />
-            </Show>
             <Slider key="lr" label="Rank r" value=Signal::derive(move || model.lora_r.get() as f64)
                 on_change=Callback::new(move |v: f64| set_r.run(v.round() as i64))
                 scale={const { Scale::linear_of("lr", 1.0) }} format=whole />
+        }
+    };
+    let more = move || {
+        let (shape, set_shape) = model.state.choice_control("lshape");
+        let (lout, set_lout) = model.state.int_control("lout");
+        let (lin, set_lin) = model.state.int_control("lin");
+        let (dtype, set_dtype) = model.state.choice_control("ldtype");
+        let (decay, set_decay) = model.state.float_control("ldecay");
+        let ((out_min, out_max), (in_min, in_max)) =
+            const { (int_range("lout"), int_range("lin")) };
+        view! {
+            <Select key="lshape" label="Weight matrix" options=&LORA_SHAPES value=shape on_change=set_shape />
+            <Show when=move || shape.get() == "custom">
+                <NumberField key="lout" label="d_out" value=lout on_change=set_lout min=out_min max=out_max />
+                <NumberField key="lin" label="d_in" value=lin on_change=set_lin min=in_min max=in_max />
+            </Show>
             <Select key="ldtype" label="Element type" options=&DTYPES value=dtype on_change=set_dtype />
             <Slider key="ldecay" label="Example: spectrum decay" value=decay on_change=set_decay
                 scale={const { Scale::linear_of("ldecay", 0.1) }} format=two_digits />
@@ -133,7 +141,7 @@ pub fn LoraFigure(
     };
     view! {
         <Figure id="lora" caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["lshape", "lout", "lin", "ldtype", "ldecay"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item readouts readouts-column">
                     <Readout name="full-params" label="full update d_out·d_in" value=full format=grouped_whole />

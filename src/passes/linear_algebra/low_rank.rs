@@ -152,13 +152,12 @@ pub fn LowRankFigure(
             <Slider key="rk" label="Rank k" value=Signal::derive(move || model.k.get() as f64)
                 on_change=Callback::new(move |v: f64| set_k.run(v.round() as i64))
                 scale=Signal::derive(move || Scale::Linear { min: 1.0, max: model.n.get() as f64, step: 1.0 }) format=whole />
-            <TokensSlider model=model instance="-low-rank" />
-            {seed_field(model, "-low-rank")}
         }
     };
+    let more = move || view! { <TokensSlider model=model instance="-low-rank" /> {seed_field(model, "-low-rank")} };
     view! {
         <Figure id="low-rank-target" on_screen=model.target_on_screen caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["rn", "rseed"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
                     <p class="panel-label">"Target T"</p>

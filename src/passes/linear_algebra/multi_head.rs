@@ -124,21 +124,26 @@ pub fn MultiHeadFigure(
         view! { <For each=move || 0..cells_made.get() key=|h| *h let:h>{head_cell(h)}</For> }
     };
     let controls = move || {
-        let (d, set_d) = model.state.int_control("mhd");
         let (_, set_h) = model.state.int_control("mhh");
+        view! {
+            <Slider key="mhh" label="Heads h" value=Signal::derive(move || model.requested_heads.get() as f64)
+                on_change=Callback::new(move |v: f64| set_h.run(v.round() as i64))
+                scale={const { Scale::linear_of("mhh", 1.0) }} format=whole />
+        }
+    };
+    let more = move || {
+        let (d, set_d) = model.state.int_control("mhd");
         view! {
             <Slider key="mhd" label="d_model" value=Signal::derive(move || d.get() as f64)
                 on_change=Callback::new(move |v: f64| set_d.run(v.round() as i64))
                 scale={const { Scale::linear_of("mhd", 8.0) }} format=whole />
-            <Slider key="mhh" label="Heads h" value=Signal::derive(move || model.requested_heads.get() as f64)
-                on_change=Callback::new(move |v: f64| set_h.run(v.round() as i64))
-                scale={const { Scale::linear_of("mhh", 1.0) }} format=whole />
             <TokensSlider model=model instance="-multi-head" />
+            {seed_field(model, "-multi-head")}
         }
     };
     view! {
         <Figure id="multi-head" on_screen=model.heads_on_screen caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["mhd", "rn", "rseed"] show_controls=show_controls>
             <div class="small-multiples">{heads_view}</div>
             <div class="pair-layout">
                 <div class="pair-item">

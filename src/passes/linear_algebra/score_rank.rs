@@ -209,17 +209,16 @@ pub fn ScoreRankFigure(
         let (_, set_dk) = model.state.int_control("rdk");
         let (show, set_show) = model.state.choice_control("rshow");
         view! {
-            <TokensSlider model=model instance="" />
             <Slider key="rdk" label="Key dimension dₖ" value=Signal::derive(move || model.d_k.get() as f64)
                 on_change=Callback::new(move |v: f64| set_dk.run(v.round() as i64))
                 scale=Signal::derive(move || Scale::Linear { min: 1.0, max: model.n.get() as f64, step: 1.0 }) format=whole />
-            {seed_field(model, "")}
             <Select key="rshow" label="Matrix shown" options=&SHOWN_MATRICES value=show on_change=set_show />
         }
     };
+    let more = move || view! { <TokensSlider model=model instance="" /> {seed_field(model, "")} };
     view! {
         <Figure id="score-rank" on_screen=model.score_on_screen caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["rn", "rseed"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
                     <Heatmap name="score-rank" grid=grid scale=scale describe=describe summary=summary max_width=360.0 />

@@ -148,10 +148,11 @@ pub fn DepthSweepFigure(
             out
         })
     });
-    let controls = move || view! { <StackControls model=model instance="-sweep" /> };
+    let controls = move || view! { <GainSlider model=model instance="-sweep" /> };
+    let more = move || view! { <StackControls model=model instance="-sweep" with_gain=false /> };
     view! {
         <Figure id="depth-sweep" on_screen=on_screen caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
             <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>
                 {SWEEP_READOUTS.iter().enumerate().map(|(i, name)| {

@@ -105,10 +105,10 @@ pub fn GradientAbFigure(
             _ => String::new(),
         }
     });
-    let controls = move || {
+    let controls = move || view! { <DepthSlider model=model instance="-ab" /> };
+    let more = move || {
         let (grad, set_grad) = model.state.choice_control("grad");
         view! {
-            <DepthSlider model=model instance="-ab" />
             <WiringControls model=model res="ares" norm="anorm" label="A" instance="-a" />
             <WiringControls model=model res="bres" norm="bnorm" label="B" instance="-b" />
             <Select key="grad" label="Gradient shown" instance="-ab" options=&GRADIENTS value=grad on_change=set_grad />
@@ -116,7 +116,7 @@ pub fn GradientAbFigure(
     };
     view! {
         <Figure id="gradient-ab" on_screen=on_screen caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["ares", "anorm", "bres", "bnorm", "grad"] show_controls=show_controls>
             <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
             <div class="strip">
                 <Heatmap name="strip-a" grid=ga scale=STRIP_SCALE describe=describe_layer(run_a.result, model.weights) summary=Signal::derive(move || format!("Strip A, bottom over top {}.", number_or_f64_limit(ra.get()))) max_width=760.0 height=32.0 />

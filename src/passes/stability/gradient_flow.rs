@@ -108,11 +108,16 @@ pub fn GradientFlowFigure(
             .with_untracked(|r| r.as_ref().map(|(_, p)| profile_csv(p)).unwrap_or_default())
     });
     let controls = move || {
+        view! {
+            <DepthSlider model=model instance="" />
+            <ResidualToggle model=model key="res" instance="" />
+        }
+    };
+    let more = move || {
         let (grad, set_grad) = model.state.choice_control("grad");
         let (_, set_rho) = model.state.float_control("rho");
         view! {
-            <DepthSlider model=model instance="" />
-            <WiringControls model=model res="res" norm="norm" label="Wiring" instance="" />
+            <NormSelect model=model key="norm" instance="" />
             <Select key="grad" label="Gradient shown" options=&GRADIENTS value=grad on_change=set_grad />
             <Slider key="rho" label="Toy factor ρ" value=model.rho on_change=set_rho
                 scale={const { Scale::linear_of("rho", 0.05) }} format=three_digits />
@@ -122,7 +127,7 @@ pub fn GradientFlowFigure(
     };
     view! {
         <Figure id="gradient-flow" on_screen=on_screen caption=caption summary=summary csv=csv
-            controls=controls show_controls=show_controls>
+            controls=controls more=more more_keys=&["norm", "grad", "rho", "gain", "sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
                 <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 />
