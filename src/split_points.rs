@@ -4,8 +4,9 @@
 //! reaches, into `split_passN.wasm`; a first call fetches that module, and a module that
 //! cannot be fetched is an `Err`, never a panic (`fallible`).
 
-use handwave::passes::lazy::{LazyPass, PassLoadError, PassLoaders};
-use handwave::passes::{complexity, linear_algebra, stability};
+use handwave::passes::lazy::{LazyPart, LazyPass, PassLoadError, PassLoaders};
+use handwave::passes::{backprop, complexity, linear_algebra, stability};
+use handwave::widgets::steps::{Step, Steps};
 use leptos::prelude::*;
 use leptos::wasm_split::{wasm_split, SplitLoaderError};
 
@@ -23,6 +24,16 @@ pub fn loaders() -> PassLoaders {
     PassLoaders {
         section: |pass| Box::pin(section(pass)),
         figure: |pass, id, show_controls| Box::pin(figure(pass, id, show_controls)),
+        part: |part| {
+            Box::pin(async move { part_view(part).await.map_err(|LoadFailed| PassLoadError) })
+        },
+        steps: |id, steps| {
+            Box::pin(async move {
+                steps_view(id, steps)
+                    .await
+                    .map_err(|LoadFailed| PassLoadError)
+            })
+        },
     }
 }
 
@@ -31,6 +42,7 @@ async fn section(pass: LazyPass) -> Result<AnyView, PassLoadError> {
         LazyPass::Complexity => complexity_section().await,
         LazyPass::LinearAlgebra => linear_algebra_section().await,
         LazyPass::Stability => stability_section().await,
+        LazyPass::BackpropDerivation => part_view(LazyPart::BackpropDerivation).await,
     };
     view.map_err(|LoadFailed| PassLoadError)
 }
@@ -44,10 +56,36 @@ async fn figure(
         LazyPass::Complexity => complexity_figure(id, show_controls).await,
         LazyPass::LinearAlgebra => linear_algebra_figure(id, show_controls).await,
         LazyPass::Stability => stability_figure(id, show_controls).await,
+        LazyPass::BackpropDerivation => backprop_sweep_figure(show_controls).await.map(Some),
     };
     figure
         .map(|f| f.unwrap_or_else(|| ().into_any()))
         .map_err(|LoadFailed| PassLoadError)
+}
+
+/// The rest of a pass, after its section's first part.
+async fn part_view(part: LazyPart) -> Result<AnyView, LoadFailed> {
+    match part {
+        LazyPart::BackpropDerivation => backprop_derivation().await,
+    }
+}
+
+/// Pass 1 after its main figure: the derivation and `jacobian-vs-dk`.
+#[wasm_split(pass1rest, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn backprop_derivation() -> Result<AnyView, LoadFailed> {
+    Ok(view! { <backprop::derivation::Derivation /> }.into_any())
+}
+
+#[wasm_split(pass1rest, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn backprop_sweep_figure(show_controls: bool) -> Result<AnyView, LoadFailed> {
+    Ok(backprop::derivation::sweep_figure(show_controls))
+}
+
+/// A figure's guided steps (`handwave::widgets::Steps`), in a module of their own: the
+/// page shows them under a figure, so they need not be in the first load.
+#[wasm_split(steps, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn steps_view(id: &'static str, steps: &'static [Step]) -> Result<AnyView, LoadFailed> {
+    Ok(view! { <Steps id=id steps=steps /> }.into_any())
 }
 
 #[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]

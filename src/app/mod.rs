@@ -15,8 +15,24 @@ pub mod url_sync;
 
 use leptos::prelude::*;
 
+use crate::state::registry::{figure_info, pass, PASSES};
 use crate::state::{Params, UrlState};
 use crate::widgets::location::scroll_to_fragment;
+
+/// The figure `step=` applies to: the embedded one, or on the page the figure (or the
+/// main figure of the pass) the address's fragment names, else the first figure.
+fn figure_at_step(embed: Option<&'static str>) -> &'static str {
+    if let Some(figure) = embed {
+        return figure;
+    }
+    let hash = window().location().hash().unwrap_or_default();
+    let named = hash.trim_start_matches('#');
+    figure_info(named)
+        .map(|f| f.id)
+        .or_else(|| pass(named).and_then(|p| p.figures.first()).map(|f| f.id))
+        .or_else(|| PASSES.first().and_then(|p| p.figures.first()).map(|f| f.id))
+        .unwrap_or("jacobian")
+}
 
 /// The whole application: the page, or one figure in an embed.
 #[component]
@@ -24,6 +40,9 @@ pub fn App() -> impl IntoView {
     let search = window().location().search().unwrap_or_default();
     let (params, view, notices) = Params::from_query(&search);
     let state = UrlState::new(params, &view);
+    state
+        .step
+        .set(view.step.map(|k| (figure_at_step(view.embed), k)));
     provide_context(state);
     let notices = RwSignal::new(notices);
     let theme = theme::use_theme(view.theme);

@@ -10,7 +10,7 @@ use crate::state::choices::THEMES;
 use crate::state::{Params, UrlState, ViewParamsRef};
 
 /// Writes the current state to the address bar, replacing the history entry.
-fn write_url(params: &Params, view: &ViewParamsRef) {
+fn write_url(params: &Params, view: &ViewParamsRef, step: Option<(&'static str, u32)>) {
     let mut parts = Vec::new();
     if let Some(id) = view.embed {
         parts.push(format!("embed={id}"));
@@ -20,6 +20,9 @@ fn write_url(params: &Params, view: &ViewParamsRef) {
     }
     if let Some(keys) = view.controls {
         parts.push(format!("controls={}", keys.join(",")));
+    }
+    if let Some((_, k)) = step {
+        parts.push(format!("step={k}"));
     }
     if let Some(theme) = view.theme {
         parts.push(format!("theme={}", THEMES.id_of(theme)));
@@ -37,12 +40,12 @@ fn write_url(params: &Params, view: &ViewParamsRef) {
     if loc.search().unwrap_or_default() == search {
         return;
     }
-    let url = format!(
-        "{}{}{}",
-        loc.pathname().unwrap_or_default(),
-        search,
-        loc.hash().unwrap_or_default()
-    );
+    // On the page, the figure at a step is the one the fragment names (`step=` applies to it).
+    let hash = match (step, view.embed) {
+        (Some((figure, _)), None) => format!("#{figure}"),
+        _ => loc.hash().unwrap_or_default(),
+    };
+    let url = format!("{}{}{}", loc.pathname().unwrap_or_default(), search, hash);
     if let Ok(history) = window().history() {
         let _ = history.replace_state_with_url(&JsValue::NULL, "", Some(&url));
     }
@@ -54,6 +57,7 @@ pub fn sync_url(state: UrlState) {
     let pending = StoredValue::new(false);
     Effect::new(move |first: Option<()>| {
         state.params.track();
+        state.step.track();
         if first.is_none() || pending.get_value() {
             return;
         }
@@ -61,7 +65,10 @@ pub fn sync_url(state: UrlState) {
         set_timeout(
             move || {
                 pending.set_value(false);
-                state.params.with_untracked(|p| write_url(p, &state.view));
+                let step = state.step.get_untracked();
+                state
+                    .params
+                    .with_untracked(|p| write_url(p, &state.view, step));
             },
             Duration::from_millis(150),
         );

@@ -26,8 +26,10 @@ use std::sync::OnceLock;
 use leptos::prelude::*;
 
 use crate::state::registry::{pass, PassInfo};
+use crate::state::use_url_state;
 use crate::widgets::location::scroll_to_fragment;
 use crate::widgets::observers::observe_near_screen;
+use crate::widgets::steps::Step;
 use crate::widgets::PassHeading;
 
 /// A pass's section or figure on its way: the module's fetch, then the view.
@@ -40,6 +42,17 @@ pub struct PassLoaders {
     pub section: fn(LazyPass) -> PendingView,
     /// One figure of a pass alone (the embed view): its id and whether controls show.
     pub figure: fn(LazyPass, &'static str, bool) -> PendingView,
+    /// The guided steps of a figure (its id and its table), a module of their own.
+    pub steps: fn(&'static str, &'static [Step]) -> PendingView,
+    /// A part of a pass that arrives after the rest of its section.
+    pub part: fn(LazyPart) -> PendingView,
+}
+
+/// A part of a pass loaded on demand, after the section it belongs to.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LazyPart {
+    /// Pass 1 after its main figure: its derivation and `jacobian-vs-dk`.
+    BackpropDerivation,
 }
 
 static LOADERS: OnceLock<PassLoaders> = OnceLock::new();
@@ -55,6 +68,8 @@ pub enum LazyPass {
     Complexity,
     LinearAlgebra,
     Stability,
+    /// The part of Pass 1 after its main figure (see [`LazyPart`]), for its figure alone.
+    BackpropDerivation,
 }
 
 impl LazyPass {
@@ -67,6 +82,7 @@ impl LazyPass {
             Self::Complexity => "complexity",
             Self::LinearAlgebra => "linear-algebra",
             Self::Stability => "stability",
+            Self::BackpropDerivation => "backprop",
         };
         // The registry holds every pass; its tests check these three ids.
         pass(id).unwrap_or(&crate::state::registry::PASSES[0])
@@ -77,9 +93,12 @@ impl LazyPass {
         self.info().id
     }
 
-    /// Whether figure `id` is one of this pass's.
+    /// Whether figure `id` is one of this pass's (of this part's, for a part).
     pub fn shows(self, id: &str) -> bool {
-        self.info().figures.iter().any(|f| f.id == id)
+        match self {
+            Self::BackpropDerivation => id == "jacobian-vs-dk",
+            _ => self.info().figures.iter().any(|f| f.id == id),
+        }
     }
 
     /// The pass that shows figure `id`, if a lazily loaded one does.
@@ -197,6 +216,106 @@ pub fn LazyFigure(pass: LazyPass, id: &'static str, show_controls: bool) -> impl
                 }))
             }}
         </Suspense>
+    }
+}
+
+/// How near the screen the rest of a pass is fetched: a quarter of a screen ahead.
+const PART_NEAR: &str = "0px 0px 25% 0px";
+
+/// A part of a pass (see [`LazyPart`]): a placeholder a screen tall until it comes near
+/// the screen, then the part, whose code and text arrive as a module of their own.
+#[component]
+pub fn LazyPart(part: LazyPart) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Div>::new();
+    let near = RwSignal::new(false);
+    observe_near_screen(node, near, PART_NEAR);
+    let wanted = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || near.get());
+    let attempt = RwSignal::new(0_u32);
+    let name = match part {
+        LazyPart::BackpropDerivation => "backprop-derivation",
+    };
+    let pending = move || {
+        view! {
+            <div class="part-pending" data-lazy-part=name node_ref=node>
+                <p class="pass-status" role="status">"Loading the rest of this pass…"</p>
+            </div>
+        }
+    };
+    view! {
+        <Show when=move || wanted.get() fallback=pending>
+            <Suspense fallback=move || view! { <div class="part-pending"><p class="pass-status" role="status">"Loading the rest of this pass…"</p></div> }>
+                {move || {
+                    attempt.track();
+                    Suspend::new(send_wrapper::SendWrapper::new(async move {
+                        let loaded = match LOADERS.get() {
+                            Some(loaders) => (loaders.part)(part).await,
+                            None => Err(PassLoadError),
+                        };
+                        loaded.unwrap_or_else(|PassLoadError| {
+                            view! {
+                                <p class="pass-status pass-failed" role="alert" data-lazy-part=name data-failed="">
+                                    "The rest of this pass could not be loaded (are you offline?). "
+                                    <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
+                                </p>
+                            }
+                            .into_any()
+                        })
+                    }))
+                }}
+            </Suspense>
+        </Show>
+    }
+}
+
+/// How near the screen a figure's guided steps are fetched (they sit under its drawing).
+const STEPS_NEAR: &str = "0px 0px 25% 0px";
+
+/// The guided steps of figure `id`: a placeholder of their size until they come near the
+/// screen (or at once where the address opens the figure at a step), then the steps,
+/// whose code arrives as a module of its own.
+#[component]
+pub fn LazySteps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
+    let node = NodeRef::<leptos::html::Div>::new();
+    let near = RwSignal::new(false);
+    observe_near_screen(node, near, STEPS_NEAR);
+    let opened_here = use_url_state()
+        .step
+        .get_untracked()
+        .is_some_and(|(figure, _)| figure == id);
+    let wanted = Memo::new(move |was: Option<&bool>| {
+        was.copied().unwrap_or(false) || opened_here || near.get()
+    });
+    let attempt = RwSignal::new(0_u32);
+    let pending = move || {
+        view! {
+            <div class="steps steps-pending" node_ref=node aria-hidden="true">
+                <p class="steps-head"><strong>"Try it"</strong>{format!(" — {} steps", steps.len())}</p>
+            </div>
+        }
+    };
+    view! {
+        <Show when=move || wanted.get() fallback=pending>
+            <Suspense fallback=move || view! { <div class="steps steps-pending"><p class="steps-head"><strong>"Try it"</strong></p></div> }>
+                {move || {
+                    attempt.track();
+                    Suspend::new(send_wrapper::SendWrapper::new(async move {
+                        let loaded = match LOADERS.get() {
+                            Some(loaders) => (loaders.steps)(id, steps).await,
+                            None => Err(PassLoadError),
+                        };
+                        loaded.unwrap_or_else(|PassLoadError| {
+                            view! {
+                                <p class="pass-status pass-failed" role="alert">
+                                    "The guided steps could not be loaded (are you offline?). "
+                                    <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
+                                </p>
+                            }
+                            .into_any()
+                        })
+                    }))
+                }}
+            </Suspense>
+        </Show>
     }
 }
 

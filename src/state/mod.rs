@@ -26,7 +26,7 @@ pub mod view;
 pub use choices::{Choice, ChoiceList, Choices};
 pub use number::{parse_number, round_significant};
 pub use params::{Params, StateError};
-pub use query::{display_value, Notice};
+pub use query::{display_value, value_from_text, Notice};
 pub use reads::{KeySet, Recording};
 pub use store::{use_url_state, UrlState, ViewParamsRef};
 pub use table::{

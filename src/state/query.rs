@@ -257,6 +257,12 @@ fn chosen_controls(
     Some(kept)
 }
 
+/// The value `text` gives `key`, checked as URL text is (clamped to its range); `None`
+/// for a key that is not in the table.
+pub fn value_from_text(key: &str, text: &str) -> Option<Value> {
+    spec_index(key).map(|i| parse_value(&PARAMS[i], text).0)
+}
+
 /// The text a value takes in a URL.
 pub fn display_value(value: &Value) -> String {
     match value {
@@ -534,6 +540,15 @@ mod tests {
         let (_, v, n) = parse("embed=jacobian&controls=%3Cscript%3E,alpha");
         assert_eq!(v.controls, Some(vec!["alpha"]));
         assert!(n[0].message.contains("<script>"));
+    }
+
+    #[test]
+    fn text_becomes_a_checked_value() {
+        assert_eq!(value_from_text("alpha", "20"), Some(Value::Float(20.0)));
+        assert_eq!(value_from_text("alpha", "99"), Some(Value::Float(50.0)));
+        assert_eq!(value_from_text("div", "0"), Some(Value::Bool(false)));
+        assert_eq!(value_from_text("norm", "pre"), Some(Value::Choice("pre")));
+        assert_eq!(value_from_text("nope", "1"), None);
     }
 
     #[test]

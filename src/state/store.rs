@@ -28,6 +28,8 @@ pub struct UrlState {
     pending: StoredValue<Vec<(&'static str, Value)>>,
     /// True from a change applied in this frame until the next animation frame.
     frame_busy: StoredValue<bool>,
+    /// The guided step a figure is at (`step=`, with the figure's id), if any.
+    pub step: RwSignal<Option<(&'static str, u32)>>,
 }
 
 /// The view parameters, fixed for the page's life.
@@ -76,6 +78,7 @@ impl UrlState {
             view: view.into(),
             pending: StoredValue::new(Vec::new()),
             frame_busy: StoredValue::new(false),
+            step: RwSignal::new(None),
         }
     }
 

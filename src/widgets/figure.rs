@@ -48,6 +48,10 @@ pub fn Figure(
     /// Whether to show the controls at all.
     #[prop(default = true)]
     show_controls: bool,
+    /// The figure's own verdict on its state, in a sentence (`data-verdict`, which guided
+    /// steps quote).
+    #[prop(optional, into)]
+    verdict: Option<Signal<String>>,
     /// Set while the figure is on (or near) the screen, for figures that compute only then.
     #[prop(optional)]
     on_screen: Option<RwSignal<bool>>,
@@ -149,7 +153,8 @@ pub fn Figure(
     let labelled_by = title_id.clone();
 
     view! {
-        <figure class="figure" id=id data-figure=id node_ref=root aria-labelledby=labelled_by>
+        <figure class="figure" id=id data-figure=id node_ref=root aria-labelledby=labelled_by
+            data-verdict=move || verdict.map(|v| v.get())>
             <div class="figure-head">
                 <h3 class="figure-title" id=title_id>{title}</h3>
                 <div class="figure-actions" role="group" aria-label=format!("{title}: export and share")>

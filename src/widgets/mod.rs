@@ -19,6 +19,7 @@ pub mod observers;
 pub mod palette;
 pub mod readout;
 pub mod share;
+pub mod steps;
 pub mod timing;
 pub mod worker;
 
@@ -30,3 +31,4 @@ pub use formula::Formula;
 pub use heading::PassHeading;
 pub use heatmap::{ColorBar, Grid, Heatmap, HeatmapHint};
 pub use readout::Readout;
+pub use steps::{Decide, Measure, Prediction, Step, Steps};

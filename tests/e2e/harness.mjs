@@ -78,14 +78,15 @@ export async function settled(page) {
  * reader scrolling down would, then back to the top. */
 export async function loadPasses(page) {
   await page.evaluate(async () => {
-    for (let i = 0; i < 100 && document.querySelector('[data-lazy-pass]:not([data-failed])'); i++) {
-      document.querySelector('[data-lazy-pass]:not([data-failed])').scrollIntoView({ block: 'start' });
+    const pending = () => document.querySelector('[data-lazy-pass]:not([data-failed]), [data-lazy-part]:not([data-failed])');
+    for (let i = 0; i < 100 && pending(); i++) {
+      pending().scrollIntoView({ block: 'start' });
       // One frame (the observer sees each position), or 100 ms if frames stop.
       await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
     }
     window.scrollTo(0, 0);
   });
-  await page.waitForFunction(() => !document.querySelector('[data-lazy-pass]:not([data-failed])'), null, { timeout: 30000 });
+  await page.waitForFunction(() => !document.querySelector('[data-lazy-pass]:not([data-failed]), [data-lazy-part]:not([data-failed])'), null, { timeout: 30000 });
 }
 
 /** Brings every formula near the screen in turn (a formula is typeset only then, see

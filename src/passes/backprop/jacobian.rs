@@ -6,8 +6,10 @@ use nalgebra::DMatrix;
 
 use super::controls::{MoreControls, PrimaryControls, MORE_KEYS};
 use super::model::BackpropModel;
+use super::steps::STEPS;
 use crate::math::backprop::is_saturated;
 use crate::math::softmax::JacobianSummary;
+use crate::passes::lazy::LazySteps;
 use crate::widgets::format::format_number;
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Grid, Heatmap, Mark, Readout,
@@ -85,7 +87,11 @@ pub fn jacobian_csv(p: &[f64], j: &DMatrix<f64>) -> String {
 pub fn JacobianFigure(
     model: BackpropModel,
     #[prop(default = true)] show_controls: bool,
+    /// Whether the figure carries its guided steps (not where its controls are hidden).
+    #[prop(default = true)]
+    with_steps: bool,
 ) -> impl IntoView {
+    let with_steps = with_steps && show_controls;
     let grid = Signal::derive(move || model.jacobian.with(Grid::from_matrix));
     let caption = Signal::derive(move || {
         jacobian_caption(
@@ -164,10 +170,19 @@ pub fn JacobianFigure(
             .p
             .with_untracked(|p| model.jacobian.with_untracked(|j| jacobian_csv(p, j)))
     });
+    let verdict = Signal::derive(move || {
+        let s = model.summary.get();
+        if is_saturated(s.max_p) {
+            "The softmax has saturated: p is nearly one-hot, and J with it is nearly zero — almost no gradient gets through.".to_string()
+        } else {
+            "The softmax is not saturated: J is far from zero, and gradient gets through."
+                .to_string()
+        }
+    });
     let controls = move || view! { <PrimaryControls model=model /> };
     let more = move || view! { <MoreControls model=model /> };
     view! {
-        <Figure id="jacobian" caption=caption summary=summary csv=csv
+        <Figure id="jacobian" caption=caption summary=summary csv=csv verdict=verdict
             controls=controls more=more more_keys=MORE_KEYS show_controls=show_controls>
             <div class="jacobian-layout">
                 <div class="jacobian-heatmap">
@@ -182,6 +197,7 @@ pub fn JacobianFigure(
                         <Readout name="max-p" label="max p" value=Signal::derive(move || model.summary.get().max_p) />
                         <Readout name="entropy" label="entropy H(p)" unit="nats" value=Signal::derive(move || model.summary.get().entropy) />
                     </div>
+                    {with_steps.then(|| view! { <LazySteps id="jacobian" steps=&STEPS /> })}
                 </div>
             </div>
         </Figure>

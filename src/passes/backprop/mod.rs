@@ -7,16 +7,17 @@
 
 use leptos::prelude::*;
 
+use crate::passes::lazy::{LazyFigure, LazyPart, LazyPass};
 use crate::widgets::{HeatmapHint, PassHeading};
 
-use crate::formulas;
 use crate::state::use_url_state;
-use crate::widgets::Formula;
 
 pub mod controls;
+pub mod derivation;
 pub mod jacobian;
 pub mod jacobian_vs_dk;
 pub mod model;
+pub mod steps;
 
 pub use jacobian::JacobianFigure;
 pub use jacobian_vs_dk::JacobianVsDkFigure;
@@ -29,8 +30,9 @@ pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
         "jacobian" => {
             Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any())
         }
+        // In a module of its own with the rest of the derivation (see [`derivation`]).
         "jacobian-vs-dk" => Some(
-            view! { <JacobianVsDkFigure model=model show_controls=show_controls embedded=true /> }
+            view! { <LazyFigure pass=LazyPass::BackpropDerivation id="jacobian-vs-dk" show_controls=show_controls /> }
                 .into_any(),
         ),
         _ => None,
@@ -49,37 +51,7 @@ pub fn BackpropSection() -> impl IntoView {
             </p>
             <JacobianFigure model=model />
             <HeatmapHint />
-            <h3 class="subhead">"Why the softmax is the only door"</h3>
-            <p>
-                "Attention turns a query q and keys kⱼ into scores, the scores into probabilities p with a softmax, and mixes the values with p. "
-                "When the loss asks W_Q or W_K to change, the request travels back along one road only: through the softmax. "
-                "The chain rule makes that literal:"
-            </p>
-            <Formula markup=formulas::CHAIN_RULE />
-            <p>"The middle factor is the softmax Jacobian. With the scores written out,"</p>
-            <Formula markup=formulas::SCORES />
-            <p>"differentiating pᵢ by every sⱼ gives a small, exact matrix:"</p>
-            <Formula markup=formulas::JACOBIAN />
-            <p>
-                "Its diagonal holds pᵢ(1 − pᵢ) ≥ 0, the rest −pᵢ pⱼ ≤ 0. It is symmetric and positive semi-definite, each of its rows sums to zero (shifting every score by the same amount changes nothing), and its largest eigenvalue never exceeds ½. "
-                "Its size has a closed form in p alone:"
-            </p>
-            <Formula markup=formulas::JACOBIAN_FROBENIUS />
-            <p>
-                "Push one score far above the others and the softmax saturates: p becomes one-hot, and every entry of J goes to zero with it. "
-                "That is the sense in which the softmax is a door: when it saturates it is shut, and W_Q and W_K stop learning from this query."
-            </p>
-            <Formula markup=formulas::SATURATION />
-            <h3 class="subhead">"Why divide by √dₖ"</h3>
-            <p>
-                "If the entries of q and k are independent with mean 0 and variance 1, each product qₘkₘ has variance 1 and the dₖ of them add up:"
-            </p>
-            <Formula markup=formulas::DOT_VARIANCE />
-            <p>
-                "So without the division the typical score grows like √dₖ: at dₖ = 1024 it is 32 times larger than at dₖ = 1, and the softmax is driven into saturation by the width of the model alone. "
-                "Dividing by √dₖ keeps the scores at unit variance whatever dₖ is. Turn the division off above and raise dₖ to watch the heatmap fade; the figure below measures the same thing on average."
-            </p>
-            <JacobianVsDkFigure model=model />
+            <LazyPart part=LazyPart::BackpropDerivation />
         </section>
     }
 }

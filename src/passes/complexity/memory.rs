@@ -7,11 +7,13 @@ use super::controls::{
     ConfigProblem, ContextSlider, MemoryMoreControls, ModelSelect, MEMORY_MORE_KEYS,
 };
 use super::model::*;
+use super::steps::STEPS;
 use crate::math::complexity::MAX_CONTEXT;
 use crate::math::complexity::MIN_CONTEXT;
 use crate::math::complexity::{
     flash_extra_bytes, kv_cache_bytes, score_matrix_bytes, weights_bytes,
 };
+use crate::passes::lazy::LazySteps;
 use crate::state::choices::DTYPES;
 use crate::widgets::format::growth_factor;
 use crate::widgets::format::{format_bytes, format_number};
@@ -244,6 +246,7 @@ pub fn MemoryFigure(
                     <Readout name="kv-growth" label="cache when n doubles" value=get(|m| m.kv_growth) format=growth_factor />
                 </div>
             </Show>
+            {show_controls.then(|| view! { <LazySteps id="memory-vs-context" steps=&STEPS /> })}
         </Figure>
     }
 }

@@ -20,6 +20,7 @@ pub mod flops;
 pub mod measured;
 pub mod memory;
 pub mod model;
+pub mod steps;
 
 pub use flops::FlopsFigure;
 pub use measured::MeasuredFigure;

@@ -21,6 +21,7 @@ pub mod low_rank;
 pub mod model;
 pub mod multi_head;
 pub mod score_rank;
+pub mod steps;
 
 pub use lora::LoraFigure;
 pub use low_rank::LowRankFigure;

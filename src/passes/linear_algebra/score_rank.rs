@@ -6,9 +6,11 @@ use leptos::prelude::*;
 use super::controls::*;
 use super::grids::*;
 use super::model::*;
+use super::steps::STEPS;
 use crate::math::rank::rank_tolerance;
 use crate::math::rank::scores::ScoreRank;
 use crate::math::rank::scores::Spectrum;
+use crate::passes::lazy::LazySteps;
 use crate::state::choices::SHOWN_MATRICES;
 use crate::widgets::format::pending_four_digits;
 use crate::widgets::format::{format_number, pending_whole, whole};
@@ -216,8 +218,16 @@ pub fn ScoreRankFigure(
         }
     };
     let more = move || view! { <TokensSlider model=model instance="" /> {seed_field(model, "")} };
+    let verdict = Signal::derive(move || {
+        let rank_s = model.scores.with(|r| r.rank_s);
+        match rank_a() {
+            None => "rank(A) is still being computed.".to_string(),
+            Some(a) if a > rank_s => format!("The softmax raised the rank: rank(A) = {a} > rank(S) = {rank_s}. The bound holds for the scores, not for the attention."),
+            Some(a) => format!("Here rank(A) = {a}, no higher than rank(S) = {rank_s}: the softmax added no rank."),
+        }
+    });
     view! {
-        <Figure id="score-rank" on_screen=model.score_on_screen caption=caption summary=summary csv=csv
+        <Figure id="score-rank" on_screen=model.score_on_screen caption=caption summary=summary csv=csv verdict=verdict
             controls=controls more=more more_keys=&["rn", "rseed"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
@@ -234,6 +244,7 @@ pub fn ScoreRankFigure(
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
                 <Readout name="erank-a" label="effective rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.erank).unwrap_or(f64::NAN))) format=pending_four_digits />
             </div>
+            {show_controls.then(|| view! { <LazySteps id="score-rank" steps=&STEPS /> })}
         </Figure>
     }
 }

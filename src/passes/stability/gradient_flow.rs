@@ -8,7 +8,9 @@ use super::draw::*;
 use super::model::StabilityModel;
 use super::schedule::profile_hook::{source_of, use_gradient_profile};
 use super::sentences::*;
+use super::steps::STEPS;
 use crate::math::stability::{bottom_to_top, verdict_of};
+use crate::passes::lazy::LazySteps;
 use crate::state::choices::GRADIENTS;
 use crate::widgets::format::number_or_f64_limit;
 use crate::widgets::format::three_digits;
@@ -103,6 +105,16 @@ pub fn GradientFlowFigure(
             )
         })
     });
+    let verdict = Signal::derive(move || {
+        run.result.with(|r| match r {
+            None => "The stack is still being computed.".to_string(),
+            Some((depth, p)) => {
+                let n = shown_norms(p, model.weights.get());
+                let overflow = p.first_backward_overflow().or(p.forward_overflow);
+                verdict_sentence(verdict_of(bottom_to_top(n)), *depth, overflow)
+            }
+        })
+    });
     let csv = Callback::new(move |_| {
         run.result
             .with_untracked(|r| r.as_ref().map(|(_, p)| profile_csv(p)).unwrap_or_default())
@@ -126,7 +138,7 @@ pub fn GradientFlowFigure(
         }
     };
     view! {
-        <Figure id="gradient-flow" on_screen=on_screen caption=caption summary=summary csv=csv
+        <Figure id="gradient-flow" on_screen=on_screen verdict=verdict caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["norm", "grad", "rho", "gain", "sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
@@ -140,6 +152,7 @@ pub fn GradientFlowFigure(
                 <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
                 <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
             </div>
+            {show_controls.then(|| view! { <LazySteps id="gradient-flow" steps=&STEPS /> })}
         </Figure>
     }
 }

@@ -26,6 +26,7 @@ pub mod gradient_flow;
 pub mod model;
 pub mod schedule;
 pub mod sentences;
+pub mod steps;
 
 pub use depth_sweep::DepthSweepFigure;
 pub use gradient_ab::GradientAbFigure;
