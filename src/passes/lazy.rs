@@ -27,8 +27,8 @@ use leptos::prelude::*;
 
 use crate::state::registry::{pass, PassInfo};
 use crate::state::use_url_state;
-use crate::widgets::location::scroll_to_fragment;
-use crate::widgets::observers::observe_near_screen;
+use crate::widgets::location::{is_at_fragment, scroll_to_fragment};
+use crate::widgets::observers::{observe_near_screen, use_printing};
 use crate::widgets::steps::Step;
 use crate::widgets::PassHeading;
 
@@ -175,18 +175,28 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
     let node = NodeRef::<leptos::html::Section>::new();
     let near = RwSignal::new(false);
     observe_near_screen(node, near, "100% 0px");
+    // Printing asks for every pass: one not yet here is fetched for the next printout.
+    let printing = use_printing();
     // Once asked for, a pass stays: scrolling away must not unload what the reader saw.
-    let wanted = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || near.get());
+    let wanted = Memo::new(move |was: Option<&bool>| {
+        was.copied().unwrap_or(false) || near.get() || printing.get()
+    });
     let attempt = RwSignal::new(0_u32);
+    let loading = NodeRef::<leptos::html::Section>::new();
     view! {
         <Show when=move || wanted.get() fallback=move || placeholder(pass, loading_status(pass), node, false)>
-            <Suspense fallback=move || placeholder(pass, loading_status(pass), NodeRef::new(), false)>
+            <Suspense fallback=move || placeholder(pass, loading_status(pass), loading, false)>
                 {move || {
                     attempt.track();
                     Suspend::new(send_wrapper::SendWrapper::new(async move {
                         match pass.section().await {
                             Ok(section) => {
-                                if fragment_is(pass.section_id()) {
+                                let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
+                                // Its own fragment, or one below that the page stands at
+                                // and that this section's height would push away.
+                                if fragment_is(pass.section_id())
+                                    || (is_above_screen(rect) && is_at_fragment())
+                                {
                                     request_animation_frame(scroll_to_fragment);
                                 }
                                 section
@@ -229,8 +239,12 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     let near = RwSignal::new(false);
     observe_near_screen(node, near, PART_NEAR);
-    let wanted = Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || near.get());
+    let printing = use_printing();
+    let wanted = Memo::new(move |was: Option<&bool>| {
+        was.copied().unwrap_or(false) || near.get() || printing.get()
+    });
     let attempt = RwSignal::new(0_u32);
+    let loading = NodeRef::<leptos::html::Div>::new();
     let name = match part {
         LazyPart::BackpropDerivation => "backprop-derivation",
     };
@@ -243,7 +257,7 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     };
     view! {
         <Show when=move || wanted.get() fallback=pending>
-            <Suspense fallback=move || view! { <div class="part-pending"><p class="pass-status" role="status">"Loading the rest of this pass…"</p></div> }>
+            <Suspense fallback=move || view! { <div class="part-pending" node_ref=loading><p class="pass-status" role="status">"Loading the rest of this pass…"</p></div> }>
                 {move || {
                     attempt.track();
                     Suspend::new(send_wrapper::SendWrapper::new(async move {
@@ -251,6 +265,12 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
                             Some(loaders) => (loaders.part)(part).await,
                             None => Err(PassLoadError),
                         };
+                        let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
+                        if is_above_screen(rect) && is_at_fragment() {
+                            // The page went to a later fragment before this part arrived
+                            // above it: the part's height would push the target away.
+                            request_animation_frame(scroll_to_fragment);
+                        }
                         loaded.unwrap_or_else(|PassLoadError| {
                             view! {
                                 <p class="pass-status pass-failed" role="alert" data-lazy-part=name data-failed="">
@@ -265,6 +285,12 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
             </Suspense>
         </Show>
     }
+}
+
+/// Whether a box starts above the top of the viewport (so that, growing, it pushes down
+/// what the viewport shows).
+fn is_above_screen(rect: Option<web_sys::DomRect>) -> bool {
+    rect.is_some_and(|r| r.top() < 0.0)
 }
 
 /// How near the screen a figure's guided steps are fetched (they sit under its drawing).

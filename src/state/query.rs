@@ -598,7 +598,7 @@ mod tests {
     #[test]
     fn figure_queries_carry_only_that_figures_keys() {
         let (p, _, _) = parse("n=12&div=0&z=1,2");
-        assert_eq!(p.to_query(Some("jacobian-vs-dk")), "n=12");
+        assert_eq!(p.to_query(Some("jacobian-vs-dk")), "n=12&div=0");
         assert_eq!(p.to_query(Some("jacobian")), "n=12&div=0&z=1,2");
     }
 

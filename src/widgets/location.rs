@@ -18,15 +18,25 @@ pub fn page_base_url() -> String {
 /// browser's own jump to the fragment, so the app makes it once mounted, and a lazily
 /// loaded pass again once it has replaced its placeholder.
 pub fn scroll_to_fragment() {
+    if let Some(target) = fragment_target() {
+        target.scroll_into_view();
+    }
+}
+
+/// The element the address's fragment (`#id`) names, if it is on the page.
+fn fragment_target() -> Option<web_sys::Element> {
     let hash = window().location().hash().unwrap_or_default();
-    let Some(id) = hash.strip_prefix('#').filter(|id| !id.is_empty()) else {
-        return;
-    };
+    let id = hash.strip_prefix('#').filter(|id| !id.is_empty())?;
     let id = js_sys::decode_uri_component(id)
         .ok()
         .and_then(|s| s.as_string())
         .unwrap_or_else(|| id.to_string());
-    if let Some(target) = document().get_element_by_id(&id) {
-        target.scroll_into_view();
-    }
+    document().get_element_by_id(&id)
+}
+
+/// Whether the page stands at its fragment's target: the target's top at the top of the
+/// viewport, below at most the page's scroll padding (3.5rem under the bar of passes on
+/// a wide screen; 96 px leaves room for a larger font), as a jump to it leaves it.
+pub fn is_at_fragment() -> bool {
+    fragment_target().is_some_and(|t| (-2.0..=96.0).contains(&t.get_bounding_client_rect().top()))
 }

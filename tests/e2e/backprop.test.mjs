@@ -3,7 +3,7 @@
 // scores given in the URL; the heatmap's cells are reachable by keyboard.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, readouts, canvasPixels } from './harness.mjs';
+import { launch, openPage, settle, readout, readouts, canvasPixels, reveal } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -31,6 +31,7 @@ test('each control moved by keyboard changes the figures', async () => {
   await p.goto('');
   let s = await snapshot(p.page);
   for (const [key, press, sweep] of [['n', 'ArrowRight', true], ['dk', 'ArrowRight', true], ['alpha', 'ArrowRight', true], ['seed', null, true]]) {
+    await reveal(p.page, `[data-control="${key}"]`);
     if (press) {
       await p.page.focus(`[data-control="${key}"]`);
       await p.page.keyboard.press(press);
@@ -55,6 +56,7 @@ test('each slider moved by pointer changes the figures', async () => {
   // Where each click lands (fraction of the track): α stays moderate so that turning the
   // division off next still changes the picture rather than both states being saturated.
   for (const [key, at] of [['n', 0.9], ['dk', 0.9], ['alpha', 0.25]]) {
+    await reveal(p.page, `[data-control="${key}"]`);
     await p.page.locator(`[data-control="${key}"]`).scrollIntoViewIfNeeded();
     const box = await p.page.locator(`[data-control="${key}"]`).boundingBox();
     await p.page.mouse.click(box.x + box.width * at, box.y + box.height / 2);
@@ -118,6 +120,7 @@ test('readouts agree with an independent computation for explicit scores in the 
 test('moving n drops the explicit scores and samples again', async () => {
   const p = await openPage(env);
   await p.goto('?z=1,2,3');
+  await reveal(p.page, '[data-control="n"]');
   await p.page.focus('[data-control="n"]');
   await p.page.keyboard.press('ArrowRight');
   await p.page.waitForFunction(() => !location.search.includes('z='), null, { timeout: 3000 });

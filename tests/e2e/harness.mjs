@@ -133,6 +133,16 @@ export async function figureState(page, id) {
   return JSON.stringify({ canvases, values, caption: await page.textContent(`[data-caption="${id}"]`) });
 }
 
+/** Opens every closed `<details>` around the element (a figure's More settings), as a
+ * reader clicks its summary before reaching a control inside. */
+export async function reveal(page, selector) {
+  await page.locator(selector).evaluate((e) => {
+    for (let d = e.closest('details:not([open])'); d; d = d.parentElement?.closest('details:not([open])')) {
+      d.querySelector(':scope > summary').click();
+    }
+  });
+}
+
 /** Moves a control as a reader would: the next option of a select (never `custom`),
  * a new number in a field, a click on a switch, one arrow-key step on a slider. */
 export async function moveControl(page, selector) {
@@ -140,6 +150,7 @@ export async function moveControl(page, selector) {
   // Scrolled by the page itself, not by Playwright's scrollIntoViewIfNeeded, which waits for
   // the element to hold still over two animation frames: a clean-clone CI run timed out
   // there (30 s) while the loaded machine was slow to give frames.
+  await reveal(page, selector);
   await el.evaluate((e) => e.scrollIntoView({ block: 'center' }));
   const tag = await el.evaluate((e) => `${e.tagName}:${e.type}`);
   if (tag.startsWith('SELECT')) {
