@@ -258,6 +258,56 @@ if ('gradient-flow input-delay'.includes(ONLY)) {
   console.log('| p50 ms | p95 ms | max ms |\n|---:|---:|---:|');
   console.log(`| ${quantile(delays, 0.5).toFixed(2)} | ${quantile(delays, 0.95).toFixed(2)} | ${Math.max(...delays).toFixed(2)} |`);
 }
+// The guided steps' animations: each strip of the four main figures run from Start to its
+// last step (a question skipped), at defaults, as a reader clicking Next. For every frame of
+// the animations: the interval since the previous frame, and how far into the frame the
+// figure had finished drawing (the frame's own work, for figures drawn in the frame).
+const STRIPS = ['jacobian', 'memory-vs-context', 'score-rank', 'gradient-flow'];
+if (STRIPS.some((f) => `${f} steps`.includes(ONLY))) {
+  console.log('\n## Guided steps: frames while a step animates (every step of the strip, at defaults)\n');
+  console.log('| figure | frames | interval p50 ms | interval p95 ms | drawn into frame p95 ms | max ms | longest task ms |\n|---|---:|---:|---:|---:|---:|---:|');
+  for (const figure of STRIPS.filter((f) => `${f} steps`.includes(ONLY))) {
+    await page.goto(`${env.site.url}#${figure}`);
+    await page.waitForSelector('[data-figure] canvas[data-draws]');
+    await loadPasses(page);
+    await page.$eval(`[data-figure="${figure}"] [data-steps]`, (s) => s.scrollIntoView({ block: 'center' }));
+    await page.waitForSelector(`[data-figure="${figure}"] [data-steps] [data-action="step-next"]`);
+    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+    await settle(page);
+    const result = await page.evaluate(async (figure) => {
+      const root = document.querySelector(`[data-figure="${figure}"]`);
+      const total = root.querySelectorAll('[data-steps] [data-step]').length;
+      let longest = 0;
+      const obs = new PerformanceObserver((list) => { for (const e of list.getEntries()) longest = Math.max(longest, e.duration); });
+      try { obs.observe({ type: 'longtask', buffered: false }); } catch { /* unsupported */ }
+      const frames = [];
+      const drawn = [];
+      const watch = new MutationObserver((records) => { for (const r of records) drawn.push(parseFloat(r.target.dataset.drawnAt)); });
+      for (const c of root.querySelectorAll('canvas[data-canvas]')) watch.observe(c, { attributes: true, attributeFilter: ['data-drawn-at'] });
+      let recording = true;
+      const tick = (ts) => { frames.push(ts); if (recording) requestAnimationFrame(tick); };
+      requestAnimationFrame(tick);
+      for (let k = 1; k <= total; k++) {
+        root.querySelector('[data-action="step-next"]').click();
+        await new Promise((r) => requestAnimationFrame(() => setTimeout(r, 0)));
+        root.querySelector('[data-action="predict-skip"]')?.click();
+        const t0 = performance.now();
+        while (root.getAttribute('data-step-at') !== String(k) && performance.now() - t0 < 20000) {
+          await new Promise((r) => setTimeout(r, 5));
+        }
+      }
+      recording = false;
+      watch.disconnect();
+      obs.disconnect();
+      const intervals = frames.slice(1).map((t, i) => t - frames[i]);
+      const into = drawn.map((d) => { const f = frames.filter((t) => t <= d); return f.length ? d - f[f.length - 1] : 0; });
+      return { frames: frames.length, intervals, into, longest };
+    }, figure);
+    const q = (xs, p) => (xs.length ? quantile(xs, p).toFixed(2) : '—');
+    console.log(`| ${figure} | ${result.frames} | ${q(result.intervals, 0.5)} | ${q(result.intervals, 0.95)} | ${q(result.into, 0.95)} | ${result.into.length ? Math.max(...result.into).toFixed(2) : '—'} | ${result.longest ? result.longest.toFixed(0) : '< 50'} |`);
+    rows.push({ name: `${figure} steps`, atDefaults: false, p95: result.into.length ? quantile(result.into, 0.95) : 0, longest: result.longest, stepFrames: true });
+  }
+}
 // The budgets (docs/performance.md), judged from this run's own numbers: p95 within one
 // 120 Hz frame, 8.3 ms, at defaults (every row but the heaviest settings), no main-thread
 // task over 50 ms, first load under 250 KB.
@@ -270,6 +320,9 @@ if ('gradient-flow input-delay'.includes(ONLY)) {
   console.log('\n## Budgets in this run\n');
   console.log(`- p95 within a 120 Hz frame (8.3 ms) at defaults: ${verdict(!slow.length)}${slow.length ? ` in ${slow.length} of ${atDefaults.length} rows:` : ` (${atDefaults.length} rows)`}`);
   for (const r of slow) console.log(`  - ${r.name}: ${r.p95.toFixed(2)} ms`);
+  const steps = rows.filter((r) => r.stepFrames);
+  const jerky = steps.filter((r) => r.p95 > 1000 / 60);
+  if (steps.length) console.log(`- a step's animation drawn within one 60 Hz frame (16.7 ms), p95: ${verdict(!jerky.length)}${jerky.map((r) => ` ${r.name} ${r.p95.toFixed(2)} ms`).join(';')}`);
   console.log(`- no main-thread task over 50 ms: ${verdict(longest <= 50)} (longest seen: ${longest ? `${longest.toFixed(0)} ms` : 'none over 50'})`);
   console.log(`- first load under 250 KB gzip: ${verdict(gz < 250000)} (${(gz / 1000).toFixed(1)} KB = ${(gz / 1024).toFixed(1)} KiB)`);
 }

@@ -160,12 +160,20 @@ pub fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
     .into_any()
 }
 
-/// Whether the address's fragment names this section (`#<id>`).
-pub fn fragment_is(id: &str) -> bool {
-    window()
-        .location()
-        .hash()
-        .is_ok_and(|hash| hash.strip_prefix('#') == Some(id))
+/// The id the address's fragment names (`#<id>`), if any.
+fn fragment_id() -> Option<String> {
+    let hash = window().location().hash().ok()?;
+    hash.strip_prefix('#')
+        .filter(|id| !id.is_empty())
+        .map(str::to_string)
+}
+
+/// Whether the address's fragment names `pass` (its section, or one of its figures): a
+/// link to it loads it at once, wherever it is on the page.
+fn fragment_names(pass: LazyPass) -> bool {
+    fragment_id().is_some_and(|f| {
+        pass.shows(&f) || (pass != LazyPass::BackpropDerivation && f == pass.section_id())
+    })
 }
 
 /// A lazily loaded section: a placeholder until it comes within a screen of the viewport,
@@ -178,8 +186,9 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
     // Printing asks for every pass: one not yet here is fetched for the next printout.
     let printing = use_printing();
     // Once asked for, a pass stays: scrolling away must not unload what the reader saw.
+    let linked = fragment_names(pass);
     let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || near.get() || printing.get()
+        was.copied().unwrap_or(false) || linked || near.get() || printing.get()
     });
     let attempt = RwSignal::new(0_u32);
     let loading = NodeRef::<leptos::html::Section>::new();
@@ -194,8 +203,7 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
                                 let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
                                 // Its own fragment, or one below that the page stands at
                                 // and that this section's height would push away.
-                                if fragment_is(pass.section_id())
-                                    || (is_above_screen(rect) && is_at_fragment())
+                                if linked || (is_above_screen(rect) && is_at_fragment())
                                 {
                                     request_animation_frame(scroll_to_fragment);
                                 }
@@ -240,8 +248,11 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     let near = RwSignal::new(false);
     observe_near_screen(node, near, PART_NEAR);
     let printing = use_printing();
+    let linked = match part {
+        LazyPart::BackpropDerivation => fragment_names(LazyPass::BackpropDerivation),
+    };
     let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || near.get() || printing.get()
+        was.copied().unwrap_or(false) || linked || near.get() || printing.get()
     });
     let attempt = RwSignal::new(0_u32);
     let loading = NodeRef::<leptos::html::Div>::new();
@@ -266,7 +277,7 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
                             None => Err(PassLoadError),
                         };
                         let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
-                        if is_above_screen(rect) && is_at_fragment() {
+                        if linked || (is_above_screen(rect) && is_at_fragment()) {
                             // The page went to a later fragment before this part arrived
                             // above it: the part's height would push the target away.
                             request_animation_frame(scroll_to_fragment);
@@ -293,6 +304,26 @@ fn is_above_screen(rect: Option<web_sys::DomRect>) -> bool {
     rect.is_some_and(|r| r.top() < 0.0)
 }
 
+/// The guided steps as they will look, without their behaviour: their place on the page
+/// keeps its height when they load (an embed's first height is its last).
+fn steps_placeholder(steps: &'static [Step], node: NodeRef<leptos::html::Div>) -> impl IntoView {
+    let items = steps
+        .iter()
+        .map(|step| view! { <li><span class="step-ask">{step.ask}</span></li> })
+        .collect_view();
+    view! {
+        <div class="steps steps-pending" node_ref=node aria-hidden="true">
+            <p class="steps-head"><strong>"Try it"</strong>{format!(" — {} steps", steps.len())}</p>
+            <ol class="steps-list">{items}</ol>
+            <p class="steps-said"></p>
+            <div class="steps-actions">
+                <button type="button" disabled=true tabindex="-1">"Back"</button>
+                <button type="button" disabled=true tabindex="-1">"Start"</button>
+            </div>
+        </div>
+    }
+}
+
 /// How near the screen a figure's guided steps are fetched (they sit under its drawing).
 const STEPS_NEAR: &str = "0px 0px 25% 0px";
 
@@ -312,16 +343,10 @@ pub fn LazySteps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
         was.copied().unwrap_or(false) || opened_here || near.get()
     });
     let attempt = RwSignal::new(0_u32);
-    let pending = move || {
-        view! {
-            <div class="steps steps-pending" node_ref=node aria-hidden="true">
-                <p class="steps-head"><strong>"Try it"</strong>{format!(" — {} steps", steps.len())}</p>
-            </div>
-        }
-    };
+    let pending = move || steps_placeholder(steps, node);
     view! {
         <Show when=move || wanted.get() fallback=pending>
-            <Suspense fallback=move || view! { <div class="steps steps-pending"><p class="steps-head"><strong>"Try it"</strong></p></div> }>
+            <Suspense fallback=move || steps_placeholder(steps, NodeRef::new())>
                 {move || {
                     attempt.track();
                     Suspend::new(send_wrapper::SendWrapper::new(async move {

@@ -55,6 +55,10 @@ pub fn Figure(
     /// Set while the figure is on (or near) the screen, for figures that compute only then.
     #[prop(optional)]
     on_screen: Option<RwSignal<bool>>,
+    /// The formula term or figure part lit by a link (`data-linked`), see
+    /// [`super::linked`].
+    #[prop(optional)]
+    linked: Option<RwSignal<Option<&'static str>>>,
     children: Children,
 ) -> impl IntoView {
     let title = figure_title(id);
@@ -154,7 +158,8 @@ pub fn Figure(
 
     view! {
         <figure class="figure" id=id data-figure=id node_ref=root aria-labelledby=labelled_by
-            data-verdict=move || verdict.map(|v| v.get())>
+            data-verdict=move || verdict.map(|v| v.get())
+            data-linked=move || linked.and_then(|l| l.get())>
             <div class="figure-head">
                 <h3 class="figure-title" id=title_id>{title}</h3>
                 <div class="figure-actions" role="group" aria-label=format!("{title}: export and share")>

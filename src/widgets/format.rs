@@ -56,6 +56,15 @@ pub fn format_bytes(bytes: f64) -> String {
     }
 }
 
+/// Subscript digits for an index, e.g. p₁₂.
+pub fn subscript(index: usize) -> String {
+    index
+        .to_string()
+        .chars()
+        .map(|c| char::from_u32(0x2080 + c.to_digit(10).unwrap_or(0)).unwrap_or(c))
+        .collect()
+}
+
 /// Superscript digits for an exponent, e.g. 10⁻⁵.
 pub fn superscript(exp: i32) -> String {
     exp.to_string()
@@ -93,6 +102,41 @@ pub fn tick_label(x: f64) -> String {
         return s.replace('-', "−");
     }
     format_number(x, 2)
+}
+
+/// The labels of one axis's ticks, all in one style: plain numerals when every tick lies
+/// in 10⁻²…10⁴, else every tick in powers of ten ("10⁵", "2×10⁵"), so that 10³ and 10⁴ read
+/// like 10⁵ beside them. Zero is "0" in either style.
+pub fn axis_tick_labels(ticks: &[f64]) -> Vec<String> {
+    let plain = ticks
+        .iter()
+        .all(|&x| x == 0.0 || (1e-2..1e5).contains(&x.abs()));
+    ticks
+        .iter()
+        .map(|&x| {
+            if plain || x == 0.0 || !x.is_finite() {
+                tick_label(x)
+            } else {
+                power_of_ten_label(x)
+            }
+        })
+        .collect()
+}
+
+/// A tick in powers of ten: "10⁵" for a power, "2×10⁵" (or "2.5×10⁵") otherwise.
+fn power_of_ten_label(x: f64) -> String {
+    let exp = x.abs().log10().floor() as i32;
+    let mantissa = x / 10f64.powi(exp);
+    let sign = if x < 0.0 { "−" } else { "" };
+    let m = format!("{:.2}", mantissa.abs());
+    let m = m.trim_end_matches('0').trim_end_matches('.');
+    if m == "1" {
+        format!("{sign}10{}", superscript(exp))
+    } else if m == "10" {
+        format!("{sign}10{}", superscript(exp + 1))
+    } else {
+        format!("{sign}{m}×10{}", superscript(exp))
+    }
 }
 
 /// A number rounded to a whole one ("32").
@@ -237,6 +281,38 @@ mod tests {
         assert_eq!(times_larger(256.0), "256.0×");
         assert_eq!(whole_or_three_digits(32.0), "32");
         assert_eq!(whole_or_three_digits(0.125), "0.125");
+    }
+
+    #[test]
+    fn indices_are_written_below_the_line() {
+        assert_eq!(subscript(0), "₀");
+        assert_eq!(subscript(3), "₃");
+        assert_eq!(subscript(127), "₁₂₇");
+    }
+
+    #[test]
+    fn one_axis_has_one_tick_style() {
+        assert_eq!(
+            axis_tick_labels(&[1e3, 1e4, 1e5, 1e6]),
+            vec!["10³", "10⁴", "10⁵", "10⁶"]
+        );
+        assert_eq!(
+            axis_tick_labels(&[1.0, 10.0, 100.0]),
+            vec!["1", "10", "100"]
+        );
+        assert_eq!(
+            axis_tick_labels(&[1e-11, 1e-3, 0.1, 10.0]),
+            vec!["10⁻¹¹", "10⁻³", "10⁻¹", "10¹"]
+        );
+        assert_eq!(
+            axis_tick_labels(&[0.0, 2e5, 4e5, 1e6]),
+            vec!["0", "2×10⁵", "4×10⁵", "10⁶"]
+        );
+        assert_eq!(axis_tick_labels(&[0.0, 0.5, 1.0]), vec!["0", "0.5", "1"]);
+        assert_eq!(
+            axis_tick_labels(&[-2.5e6, 2.5e6]),
+            vec!["−2.5×10⁶", "2.5×10⁶"]
+        );
     }
 
     #[test]

@@ -115,12 +115,85 @@ fn paint_offscreen(offscreen: &HtmlCanvasElement, grid: &Grid, scale: &ColorScal
     context_2d(offscreen)?.put_image_data(&image, 0.0, 0.0).ok()
 }
 
+/// The cells of a heatmap lit by a linked formula term; the others are dimmed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum LitCells {
+    /// Nothing lit: every cell as it is.
+    #[default]
+    All,
+    /// The diagonal (i = j).
+    Diagonal,
+    /// Every cell off the diagonal.
+    OffDiagonal,
+    /// The columns `from..to` of every row.
+    Columns(usize, usize),
+}
+
+impl LitCells {
+    /// Whether cell (row, col) is lit.
+    pub fn contains(self, row: usize, col: usize) -> bool {
+        match self {
+            LitCells::All => true,
+            LitCells::Diagonal => row == col,
+            LitCells::OffDiagonal => row != col,
+            LitCells::Columns(from, to) => (from..to).contains(&col),
+        }
+    }
+
+    /// The name a drawn canvas carries for it (`data-lit`), for tests.
+    pub fn name(self) -> &'static str {
+        match self {
+            LitCells::All => "all",
+            LitCells::Diagonal => "diagonal",
+            LitCells::OffDiagonal => "off-diagonal",
+            LitCells::Columns(..) => "columns",
+        }
+    }
+}
+
+/// Dims the cells of a `rows`×`cols` picture of `w`×`h` pixels that `lit` leaves out:
+/// a veil of the background over them (rectangles per row of cells, or per cell on the
+/// diagonal).
+fn dim_unlit(
+    ctx: &CanvasRenderingContext2d,
+    (rows, cols): (usize, usize),
+    (w, h): (f64, f64),
+    lit: LitCells,
+    palette: &Palette,
+) {
+    let (cw, ch) = (w / cols as f64, h / rows as f64);
+    let (r, g, b) = palette.bg;
+    ctx.set_fill_style_str(&format!("rgba({r},{g},{b},0.78)"));
+    match lit {
+        LitCells::All => {}
+        LitCells::Diagonal => {
+            for row in 0..rows {
+                let y = row as f64 * ch;
+                let d = row.min(cols);
+                ctx.fill_rect(0.0, y, d as f64 * cw, ch);
+                ctx.fill_rect((d + 1) as f64 * cw, y, w - (d + 1) as f64 * cw, ch);
+            }
+        }
+        LitCells::OffDiagonal => {
+            for row in 0..rows.min(cols) {
+                ctx.fill_rect(row as f64 * cw, row as f64 * ch, cw, ch);
+            }
+        }
+        LitCells::Columns(from, to) => {
+            let (from, to) = (from.min(cols), to.min(cols).max(from.min(cols)));
+            ctx.fill_rect(0.0, 0.0, from as f64 * cw, h);
+            ctx.fill_rect(to as f64 * cw, 0.0, w - to as f64 * cw, h);
+        }
+    }
+}
+
 fn composite(
     canvas: &HtmlCanvasElement,
     offscreen: &HtmlCanvasElement,
     grid: &Grid,
     (css_w, css_h): (f64, f64),
     focus: Option<(usize, usize)>,
+    lit: LitCells,
     palette: &Palette,
 ) -> Option<()> {
     let dpr = fit_canvas(canvas, css_w, css_h);
@@ -147,6 +220,8 @@ fn composite(
     );
     let _ = ctx.set_global_composite_operation("source-over");
     drawn.ok()?;
+    dim_unlit(&ctx, (grid.rows, grid.cols), (w, h), lit, palette);
+    let _ = canvas.set_attribute("data-lit", lit.name());
     if let Some((r, c)) = focus {
         let (cw, ch) = (w / grid.cols as f64, h / grid.rows as f64);
         let line = (2.0 * dpr).max(1.0);
@@ -185,6 +260,12 @@ pub fn Heatmap(
     /// never resized by a change of data.
     #[prop(optional)]
     aspect: Option<f64>,
+    /// The cells a linked formula term lights (the rest dimmed).
+    #[prop(optional, into)]
+    lit: Option<Signal<LitCells>>,
+    /// Told the cell pointed at or focused (or `None`), for a linked formula.
+    #[prop(optional)]
+    on_cell: Option<Callback<Option<(usize, usize)>>>,
 ) -> impl IntoView {
     let wrapper = NodeRef::<Div>::new();
     let canvas_ref = NodeRef::<Canvas>::new();
@@ -215,6 +296,7 @@ pub fn Heatmap(
                     g,
                     (css_w, css_h),
                     focus.get_untracked(),
+                    lit.map(|l| l.get_untracked()).unwrap_or_default(),
                     &colours,
                 );
             }
@@ -234,6 +316,9 @@ pub fn Heatmap(
         width.track();
         focus.track();
         palette.track();
+        if let Some(lit) = lit {
+            lit.track();
+        }
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
@@ -242,6 +327,15 @@ pub fn Heatmap(
         }
     });
 
+    if let Some(on_cell) = on_cell {
+        Effect::new(move |was: Option<Option<(usize, usize)>>| {
+            let now = focus.get();
+            if was.is_some_and(|w| w != now) {
+                on_cell.run(now);
+            }
+            now
+        });
+    }
     let cell_at = move |x: f64, y: f64| -> Option<(usize, usize)> {
         let canvas = canvas_ref.get_untracked()?;
         let rect = canvas.get_bounding_client_rect();

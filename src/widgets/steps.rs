@@ -346,6 +346,49 @@ fn mark_step(id: &str, k: usize) {
     }
 }
 
+/// Focuses the first element of figure `id`'s strip that matches `selector` (and is not
+/// disabled), if any.
+fn focus_in_strip(id: &str, selectors: &[&str]) {
+    for selector in selectors {
+        let query = format!("[data-figure=\"{id}\"] [data-steps] {selector}:not([disabled])");
+        if let Ok(Some(el)) = document().query_selector(&query) {
+            if let Ok(el) = el.dyn_into::<web_sys::HtmlElement>() {
+                let _ = el.focus();
+                return;
+            }
+        }
+    }
+}
+
+/// Whether the keyboard focus is nowhere (a button that was disabled under it, a question
+/// that went away) or inside figure `id`'s strip: then the strip may place it.
+fn focus_is_ours(id: &str) -> bool {
+    let Some(active) = document().active_element() else {
+        return true;
+    };
+    if document().body().is_some_and(|b| *b == active) {
+        return true;
+    }
+    active
+        .closest(&format!("[data-figure=\"{id}\"] [data-steps]"))
+        .ok()
+        .flatten()
+        .is_some()
+}
+
+/// After a move: the focus back on Next (Back at the last step), unless the reader has
+/// taken it elsewhere.
+fn restore_focus(id: &'static str) {
+    request_animation_frame(move || {
+        if focus_is_ours(id) {
+            focus_in_strip(
+                id,
+                &["[data-action=\"step-next\"]", "[data-action=\"step-back\"]"],
+            );
+        }
+    });
+}
+
 const ANSWERS_KEY: &str = "handwave-predictions";
 
 /// The reader's answers remembered in this browser (never sent anywhere): "figure/k" →
@@ -413,7 +456,7 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
     };
     // Says step k's sentence once the figure has caught up with the state (Pass 3 and 4
     // compute off the input), filled in from its readouts.
-    let say_when_settled = move |k: usize, reader: Option<&'static str>| {
+    let say_when_settled = move |k: usize, reader: Option<&'static str>, refocus: bool| {
         fn poll(id: &'static str, tries: u32, f: std::rc::Rc<dyn Fn()>) {
             if settled(id) || tries == 0 {
                 f();
@@ -445,6 +488,9 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
             said.set(text);
             phase.set(Phase::At(k));
             mark_step(id, k);
+            if refocus {
+                restore_focus(id);
+            }
         });
         // One frame for the last change to reach the figure, then wait for it to settle.
         request_animation_frame(move || poll(id, 200, f));
@@ -463,8 +509,9 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
                 said.set(String::new());
                 phase.set(Phase::At(0));
                 mark_step(id, 0);
+                restore_focus(id);
             } else {
-                say_when_settled(k, reader);
+                say_when_settled(k, reader, true);
             }
         });
     };
@@ -481,6 +528,12 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
             (Some(_), None) => {
                 chosen.set(None);
                 phase.set(Phase::Asking(k + 1));
+                // The question takes the focus (it is what Next led to): its first option.
+                request_animation_frame(move || {
+                    if focus_is_ours(id) {
+                        focus_in_strip(id, &["[data-option]"]);
+                    }
+                });
             }
             (_, remembered) => {
                 let reader = remembered.and_then(|r| {
@@ -511,7 +564,7 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
             was.set_value(readouts_of(id));
             let target = base.with_value(|b| state_at(b, steps, k));
             state.set_many(target);
-            say_when_settled(k, None);
+            say_when_settled(k, None, false);
         });
     }
     let at = move || match phase.get() {

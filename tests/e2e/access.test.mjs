@@ -76,6 +76,9 @@ test('the keyboard alone reaches every control in page order, with a visible foc
   const p = await openPage(env);
   await p.goto('');
   assert.equal(await p.page.$$eval('[tabindex]', (els) => els.filter((e) => e.tabIndex > 0).length), 0, 'no positive tabindex');
+  // Every figure's More settings opened (a keyboard reader opens one with Enter on its
+  // summary, which Tab reaches: checked below), so that every control is in the order.
+  await p.page.$$eval('details[data-more-settings]', (ds) => ds.forEach((d) => { d.open = true; }));
   const controls = await p.page.$$eval('[data-control]', (els) => els.map((e) => e.id || e.dataset.control + '@' + e.closest('[data-figure]')?.dataset.figure));
   const reached = [];
   const unringed = [];
@@ -98,6 +101,13 @@ test('the keyboard alone reaches every control in page order, with a visible foc
     }
   }
   assert.deepEqual(reached, controls, 'Tab visits every control, in the order of the page');
+  // A closed More settings is reached by Tab at its summary and opened with Enter.
+  await p.page.$$eval('details[data-more-settings]', (ds) => ds.forEach((d) => { d.open = false; }));
+  await p.page.focus('[data-figure="gradient-flow"] details[data-more-settings] > summary');
+  await p.page.keyboard.press('Enter');
+  assert.ok(await p.page.$eval('[data-figure="gradient-flow"] details[data-more-settings]', (d) => d.open), 'Enter on the summary opens More settings');
+  await p.page.keyboard.press('Tab');
+  assert.equal(await p.page.evaluate(() => document.activeElement?.closest('details[data-more-settings]') !== null), true, 'Tab goes on into the settings');
   assert.deepEqual([...new Set(unringed)], [], 'every focused element shows a focus ring');
   await p.close();
 });
@@ -131,7 +141,7 @@ for (const vp of VIEWPORTS) {
       const layout = await p.page.evaluate(() => {
         const scroll = document.scrollingElement.scrollWidth - document.scrollingElement.clientWidth;
         const targets = [...document.querySelectorAll('[data-control], button, select, summary, .share-box input')]
-          .filter((e) => e.offsetParent !== null)
+          .filter((e) => e.offsetParent !== null && e.checkVisibility())
           .map((e) => {
             // A switch's target is the switch and its label (a click on either toggles it).
             let box = e.getBoundingClientRect();

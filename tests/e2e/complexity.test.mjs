@@ -3,7 +3,7 @@
 // named in the page; the in-browser measurement runs, fits an exponent and can be cancelled.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, canvasPixels } from './harness.mjs';
+import { launch, openPage, settle, readout, canvasPixels, reveal } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -41,11 +41,13 @@ test('each control moves its figures', async () => {
   await changes(p, () => p.page.selectOption('[data-control="model"]', 'llama3-8b'), 'model', [MEM, FLOPS]);
   assert.equal(await readout(p.page, 'kv-bytes'), 131072 * 4096);
   await changes(p, async () => { await p.page.focus('[data-control="ctx"]'); await p.page.keyboard.press('ArrowRight'); }, 'context', [MEM, FLOPS]);
+  await reveal(p.page, '[data-control="dtype"]');
   await changes(p, () => p.page.selectOption('[data-control="dtype"]', 'fp32'), 'dtype', [MEM]);
   await changes(p, async () => { await p.page.focus('[data-control="batch"]'); await p.page.keyboard.press('End'); }, 'batch', [MEM]);
   // Batch 64, fp32, Llama-3-8B, n one quarter-octave above 4096 (round(2^12.25) = 4871).
   assert.equal(await readout(p.page, 'kv-bytes'), 64 * 2 * 32 * 8 * 128 * 4871 * 4);
   await changes(p, () => p.page.selectOption('[data-control="axes"]', 'linear'), 'axes', [MEM]);
+  await reveal(p.page, '#ctl-model-flops');
   await changes(p, () => p.page.selectOption('#ctl-model-flops', 'gpt2'), 'model (FLOPs figure)', [MEM, FLOPS]);
   assert.deepEqual(p.errors, []);
   await p.close();

@@ -142,3 +142,20 @@ test('a printed handout: no controls, buttons or notices; every figure\'s canvas
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+test('a link to a figure of any pass lands on it, without the reader scrolling, and stays there', async () => {
+  const p = await openPage(env, { viewport: { width: 1280, height: 900 } });
+  for (const id of ['jacobian-vs-dk', 'flops-vs-context', 'lora', 'gradient-ab']) {
+    // The page's own load, not the harness's (which scrolls every pass in first).
+    await p.page.goto(`${env.site.url}?theme=light#${id}`);
+    await p.page.waitForSelector(`[data-figure="${id}"] canvas[data-draws]`, { timeout: 30000 });
+    const top = () => p.page.$eval(`#${id}`, (e) => e.getBoundingClientRect().top);
+    await p.page.waitForFunction((f) => { const t = document.getElementById(f)?.getBoundingClientRect().top; return t !== undefined && t >= -2 && t <= 96; }, id, { timeout: 10000 });
+    // Passes above it may still arrive and grow: the page keeps the figure in place.
+    await p.page.waitForTimeout(1500);
+    const at = await top();
+    assert.ok(at >= -2 && at <= 96, `#${id} is at the top of the screen (${at} px)`);
+  }
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});

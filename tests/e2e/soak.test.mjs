@@ -22,8 +22,21 @@ async function randomChanges(page, count, seed) {
     const r = () => { a = (a + 0x6D2B79F5) >>> 0; let t = Math.imul(a ^ (a >>> 15), 1 | a); t = (t + Math.imul(t ^ (t >>> 7), 61 | t)) ^ t; return ((t ^ (t >>> 14)) >>> 0) / 4294967296; };
     const frame = () => new Promise((ok) => requestAnimationFrame(() => ok()));
     const tick = () => new Promise((ok) => setTimeout(ok, 0));
+    // Every figure's More settings open, so that every control is in reach.
+    for (const d of document.querySelectorAll('details[data-more-settings]:not([open])')) d.open = true;
+    const visible = (e) => e.offsetParent !== null && e.checkVisibility() && !e.disabled;
     for (let i = 0; i < count; i++) {
-      const controls = [...document.querySelectorAll('[data-control]')].filter((e) => e.offsetParent !== null && !e.disabled);
+      // One change in ten is a guided step's button (Next, Back, a prediction's option,
+      // commit or "Just show me"), which moves several controls over a few frames.
+      if (r() < 0.1) {
+        const buttons = [...document.querySelectorAll('[data-steps] [data-action], [data-steps] [data-option]')].filter(visible);
+        if (buttons.length) {
+          buttons[Math.floor(r() * buttons.length)].click();
+          await frame();
+          continue;
+        }
+      }
+      const controls = [...document.querySelectorAll('[data-control]')].filter(visible);
       const el = controls[Math.floor(r() * controls.length)];
       const figure = el.closest('[data-figure]');
       if (figure && r() < 0.2) figure.scrollIntoView({ block: 'center' });

@@ -4,7 +4,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { launch, openPage, settle, readout, readouts, loadPasses } from './harness.mjs';
-import { figureState, moveControl } from './harness.mjs';
+import { figureState, moveControl, reveal } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -235,6 +235,7 @@ test('the next step of the gain and depth sliders is computed in idle time: read
   const source = () => p.page.$eval(`${fig('gradient-flow')} [data-source]`, (e) => e.dataset.source);
   const step = async (key, arrow) => {
     // A pause, as a reader's between two key presses: the page is idle, and anticipates.
+    await reveal(p.page, control('gradient-flow', key));
     await p.page.waitForTimeout(600);
     await p.page.focus(control('gradient-flow', key));
     await p.page.keyboard.press(arrow);
@@ -285,6 +286,7 @@ test('"New" seed and the wiring switches are computed in idle time: ready when p
   const seedField = control('gradient-flow', 'sseed');
   // A reader's pause: the page is idle and computes what one press away would show.
   const pause = () => p.page.waitForTimeout(2000);
+  await reveal(p.page, `${fig('gradient-flow')} [data-action="new-seed"]`);
   const pressNew = async () => {
     await pause();
     await p.page.click(`${fig('gradient-flow')} [data-action="new-seed"]`);

@@ -10,10 +10,10 @@ use super::steps::STEPS;
 use crate::math::backprop::is_saturated;
 use crate::math::softmax::JacobianSummary;
 use crate::passes::lazy::LazySteps;
-use crate::widgets::format::format_number;
+use crate::widgets::format::{format_number, subscript};
 use crate::widgets::{
-    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Grid, Heatmap, Mark, Readout,
-    Tone,
+    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Grid, Heatmap, LinkSignal,
+    LinkedFormula, LitCells, Mark, Readout, Tone,
 };
 
 /// The fixed colour range of the Jacobian heatmap: ±¼ (the largest possible entry is ¼),
@@ -69,6 +69,74 @@ pub fn jacobian_caption(
         )
     };
     format!("{source}; {scaling}. {state}")
+}
+
+/// Entry (i, j) of J = diag(p) − ppᵀ written out with its numbers: on the diagonal
+/// "J₃₃ = p₃(1 − p₃) = 0.210 × 0.790 = 0.166", off it "J₃₅ = −p₃p₅ = −0.210 × 0.120 =
+/// −0.0252". `None` outside p.
+pub fn jacobian_entry_formula(p: &[f64], i: usize, j: usize) -> Option<(String, f64)> {
+    let (pi, pj) = (*p.get(i)?, *p.get(j)?);
+    let (si, sj) = (subscript(i), subscript(j));
+    let n = |x: f64| format_number(x, 3);
+    Some(if i == j {
+        let v = pi * (1.0 - pi);
+        (
+            format!(
+                "J{si}{si} = p{si}(1 − p{si}) = {} × {} = {}",
+                n(pi),
+                n(1.0 - pi),
+                n(v)
+            ),
+            v,
+        )
+    } else {
+        let v = -pi * pj;
+        (
+            format!(
+                "J{si}{sj} = −p{si}p{sj} = −{} × {} = {}",
+                n(pi),
+                n(pj),
+                n(v)
+            ),
+            v,
+        )
+    })
+}
+
+/// A term of Jᵢⱼ = pᵢ(δᵢⱼ − pⱼ) over the whole of p: the range its entries take here.
+pub fn jacobian_term_formula(p: &[f64], diagonal: bool) -> String {
+    let values: Vec<f64> = if diagonal {
+        p.iter().map(|pi| pi * (1.0 - pi)).collect()
+    } else {
+        p.iter()
+            .enumerate()
+            .flat_map(|(i, pi)| {
+                p.iter()
+                    .enumerate()
+                    .filter(move |(j, _)| *j != i)
+                    .map(move |(_, pj)| -pi * pj)
+            })
+            .collect()
+    };
+    let lo = values.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    if values.is_empty() {
+        return String::new();
+    }
+    let n = |x: f64| format_number(x, 3);
+    if diagonal {
+        format!(
+            "On the diagonal Jᵢᵢ = pᵢ(1 − pᵢ): here from {} to {} (never more than ¼).",
+            n(lo),
+            n(hi)
+        )
+    } else {
+        format!(
+            "Off the diagonal Jᵢⱼ = −pᵢpⱼ: here from {} to {}.",
+            n(lo),
+            n(hi)
+        )
+    }
 }
 
 pub fn jacobian_csv(p: &[f64], j: &DMatrix<f64>) -> String {
@@ -131,9 +199,33 @@ pub fn JacobianFigure(
             _ => String::new(),
         }
     });
+    // Linked: a term of the formula, or a cell of the heatmap (then its two bars pᵢ, pⱼ).
+    let linked: LinkSignal = RwSignal::new(None);
+    let cell = RwSignal::new(None::<(usize, usize)>);
+    let on_cell = Callback::new(move |c: Option<(usize, usize)>| {
+        cell.set(c);
+        linked.set(c.map(|(i, j)| if i == j { "diagonal" } else { "off-diagonal" }));
+    });
+    let lit = Signal::derive(move || match (cell.get(), linked.get()) {
+        (None, Some("diagonal")) => LitCells::Diagonal,
+        (None, Some("off-diagonal")) => LitCells::OffDiagonal,
+        _ => LitCells::All,
+    });
+    let live = Signal::derive(move || {
+        model.p.with(|p| match (cell.get(), linked.get()) {
+            (Some((i, j)), _) => jacobian_entry_formula(p, i, j)
+                .map(|(t, _)| t)
+                .unwrap_or_default(),
+            (None, Some(term)) => jacobian_term_formula(p, term == "diagonal"),
+            (None, None) => {
+                "Point at a term, or at a cell of the heatmap, to fill the formula in.".to_string()
+            }
+        })
+    });
     let bars = Signal::derive(move || {
         let p = model.p.get();
         let n = p.len();
+        let picked = cell.get().filter(|(i, j)| *i < n && *j < n);
         ChartSpec {
             x: Axis {
                 label: "token j".into(),
@@ -147,13 +239,25 @@ pub fn JacobianFigure(
                 max: 1.0,
                 log: false,
             },
-            marks: vec![Mark::Bars {
-                label: String::new(),
-                bars: p.iter().enumerate().map(|(j, &v)| (j as f64, v)).collect(),
-                tone: Tone::Blue,
-                width: 0.8,
-            }],
-            legend_left: false,
+            marks: {
+                let mut marks = vec![Mark::Bars {
+                    label: String::new(),
+                    bars: p.iter().enumerate().map(|(j, &v)| (j as f64, v)).collect(),
+                    tone: Tone::Green,
+                    width: 0.8,
+                }];
+                if let Some((i, j)) = picked {
+                    marks.push(Mark::Bars {
+                        // No legend (it would change the chart's height under the pointer):
+                        // the filled-in formula names the two bars.
+                        label: String::new(),
+                        bars: vec![(i as f64, p[i]), (j as f64, p[j])],
+                        tone: Tone::Fg,
+                        width: 0.8,
+                    });
+                }
+                marks
+            },
         }
     });
     let bars_summary = Signal::derive(move || {
@@ -182,15 +286,25 @@ pub fn JacobianFigure(
     let controls = move || view! { <PrimaryControls model=model /> };
     let more = move || view! { <MoreControls model=model /> };
     view! {
-        <Figure id="jacobian" caption=caption summary=summary csv=csv verdict=verdict
+        <Figure id="jacobian" caption=caption summary=summary csv=csv verdict=verdict linked=linked
             controls=controls more=more more_keys=MORE_KEYS show_controls=show_controls>
             <div class="jacobian-layout">
                 <div class="jacobian-heatmap">
-                    <Heatmap name="jacobian" grid=grid scale=JACOBIAN_SCALE describe=describe summary=summary max_width=400.0 />
+                    <Heatmap name="jacobian" grid=grid scale=JACOBIAN_SCALE describe=describe summary=summary max_width=400.0 lit=lit on_cell=on_cell />
                     <ColorBar scale=JACOBIAN_SCALE label="Jᵢⱼ (fixed range ±¼)" />
                 </div>
                 <div class="jacobian-side">
                     <Chart name="probabilities" spec=bars summary=bars_summary aspect=0.7 />
+                    <LinkedFormula linked=linked terms=&["diagonal", "off-diagonal"] live=live>
+                        <p class="term-line">"Jᵢⱼ = pᵢ(δᵢⱼ − pⱼ): "
+                            <span class="term" data-term="diagonal" tabindex="0" role="button" aria-pressed="false"
+                                aria-label="the diagonal term pᵢ(1 − pᵢ): lights the diagonal of the heatmap">"pᵢ(1 − pᵢ)"</span>
+                            " on the diagonal, "
+                            <span class="term" data-term="off-diagonal" tabindex="0" role="button" aria-pressed="false"
+                                aria-label="the off-diagonal term −pᵢpⱼ: lights the cells off the diagonal">"−pᵢpⱼ"</span>
+                            " off it."
+                        </p>
+                    </LinkedFormula>
                     <div class="readouts">
                         <Readout name="frobenius" label="‖J‖_F" value=Signal::derive(move || model.summary.get().frobenius) />
                         <Readout name="spectral" label="‖J‖₂" value=Signal::derive(move || model.summary.get().spectral) />
@@ -229,6 +343,32 @@ mod tests {
         let c = jacobian_caption(4, 64, true, 1.0, false, &summary_of(&p));
         assert!(!c.contains("Saturated"), "{c}");
         assert!(c.contains("gradient flows"));
+    }
+
+    #[test]
+    fn an_entry_is_written_out_with_its_own_numbers() {
+        let p = [0.21, 0.79];
+        let (text, v) = jacobian_entry_formula(&p, 0, 0).expect("inside p");
+        assert_eq!(text, "J₀₀ = p₀(1 − p₀) = 0.210 × 0.790 = 0.166");
+        assert!((v - 0.21 * 0.79).abs() < 1e-15);
+        let (text, v) = jacobian_entry_formula(&p, 0, 1).expect("inside p");
+        assert_eq!(text, "J₀₁ = −p₀p₁ = −0.210 × 0.790 = −0.166");
+        assert_eq!(v, softmax_jacobian(&p)[(0, 1)]);
+        assert!(jacobian_entry_formula(&p, 2, 0).is_none());
+    }
+
+    #[test]
+    fn a_term_gives_the_range_of_its_entries() {
+        let p = [0.5, 0.25, 0.25];
+        // Diagonal: 0.25, 0.1875, 0.1875; off: −0.125 … −0.0625.
+        assert_eq!(
+            jacobian_term_formula(&p, true),
+            "On the diagonal Jᵢᵢ = pᵢ(1 − pᵢ): here from 0.188 to 0.250 (never more than ¼)."
+        );
+        assert_eq!(
+            jacobian_term_formula(&p, false),
+            "Off the diagonal Jᵢⱼ = −pᵢpⱼ: here from −0.125 to −0.0625."
+        );
     }
 
     #[test]

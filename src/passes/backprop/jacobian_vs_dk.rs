@@ -95,7 +95,7 @@ pub fn JacobianVsDkFigure(
                         .zip(&c.with_division)
                         .map(|(d, v)| (*d as f64, *v))
                         .collect(),
-                    tone: Tone::Blue,
+                    tone: Tone::Green,
                     dashed: false,
                     dots: true,
                 },
@@ -107,7 +107,7 @@ pub fn JacobianVsDkFigure(
                         .zip(&c.without_division)
                         .map(|(d, v)| (*d as f64, *v))
                         .collect(),
-                    tone: Tone::Coral,
+                    tone: Tone::Gold,
                     dashed: true,
                     dots: true,
                 },
@@ -137,7 +137,6 @@ pub fn JacobianVsDkFigure(
                     dots: true,
                 },
             ],
-            legend_left: false,
         }
     });
     let caption = Signal::derive(move || {

@@ -42,7 +42,6 @@ pub fn FlopsFigure(
                         log: true,
                     },
                     marks: vec![],
-                    legend_left: true,
                 };
             };
             let grid = context_grid();
@@ -85,7 +84,7 @@ pub fn FlopsFigure(
                 Mark::Line {
                     label: "Q, K, V, O projections, n".into(),
                     points: proj,
-                    tone: Tone::Blue,
+                    tone: Tone::Muted,
                     dashed: false,
                     dots: false,
                 },
@@ -93,7 +92,7 @@ pub fn FlopsFigure(
                     label: "MLP, n".into(),
                     points: mlp,
                     tone: Tone::Green,
-                    dashed: false,
+                    dashed: true,
                     dots: false,
                 },
                 Mark::VRule {
@@ -106,14 +105,9 @@ pub fn FlopsFigure(
             marks.push(Mark::VRule {
                 label: "crossover n*".into(),
                 x: star,
-                tone: Tone::Purple,
+                tone: Tone::Muted,
             });
-            ChartSpec {
-                x,
-                y,
-                marks,
-                legend_left: true,
-            }
+            ChartSpec { x, y, marks }
         })
     });
     let share = Memo::new(move |_| {

@@ -125,7 +125,7 @@ pub fn MeasuredFigure(#[prop(default = true)] show_controls: bool) -> impl IntoV
         let mut marks = vec![Mark::Line {
             label: "measured".into(),
             points: pts.clone(),
-            tone: Tone::Blue,
+            tone: Tone::Coral,
             dashed: false,
             dots: true,
         }];
@@ -137,7 +137,7 @@ pub fn MeasuredFigure(#[prop(default = true)] show_controls: bool) -> impl IntoV
             marks.push(Mark::Line {
                 label: format!("fit: t ∝ n^{}", format_number(b, 3)),
                 points: line,
-                tone: Tone::Coral,
+                tone: Tone::Fg,
                 dashed: true,
                 dots: false,
             });
@@ -156,7 +156,6 @@ pub fn MeasuredFigure(#[prop(default = true)] show_controls: bool) -> impl IntoV
                 log: true,
             },
             marks,
-            legend_left: true,
         }
     });
     let caption = Signal::derive(move || {

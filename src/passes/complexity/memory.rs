@@ -50,7 +50,6 @@ pub fn MemoryFigure(
                         log: true,
                     },
                     marks: vec![],
-                    legend_left: true,
                 };
             };
             let curve =
@@ -155,12 +154,7 @@ pub fn MemoryFigure(
                 x: n as f64,
                 tone: Tone::Fg,
             });
-            ChartSpec {
-                x,
-                y,
-                marks,
-                legend_left: true,
-            }
+            ChartSpec { x, y, marks }
         })
     });
     let name = move || {

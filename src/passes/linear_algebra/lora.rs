@@ -62,10 +62,9 @@ pub fn LoraFigure(
                 Mark::VRule {
                     label: format!("r = {}", example_r()),
                     x: example_r() as f64,
-                    tone: Tone::Coral,
+                    tone: Tone::Fg,
                 },
             ],
-            legend_left: false,
         })
     });
     let summary = Signal::derive(move || {

@@ -86,17 +86,16 @@ pub fn LowRankFigure(
                 Mark::Line {
                     label: "relative error".into(),
                     points: e.iter().enumerate().map(|(k, v)| (k as f64, *v)).collect(),
-                    tone: Tone::Blue,
+                    tone: Tone::Green,
                     dashed: false,
                     dots: e.len() <= 65,
                 },
                 Mark::VRule {
                     label: format!("k = {}", model.k.get()),
                     x: model.k.get() as f64,
-                    tone: Tone::Coral,
+                    tone: Tone::Fg,
                 },
             ],
-            legend_left: false,
         })
     });
     let caption = Signal::derive(move || {

@@ -156,7 +156,7 @@ pub fn ScoreRankFigure(
                     Mark::Line {
                         label: "σ(A)".into(),
                         points: a_pts,
-                        tone: Tone::Blue,
+                        tone: Tone::Purple,
                         dashed: false,
                         dots: r.n <= 64,
                     },
@@ -171,7 +171,6 @@ pub fn ScoreRankFigure(
                         tone: Tone::Gold,
                     },
                 ],
-                legend_left: false,
             }
         })
     });

@@ -12,7 +12,7 @@ use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
 /// The sweep's readout names, in the order of [`Wiring::SWEEP`].
 pub const SWEEP_READOUTS: [&str; 4] = ["sweep-plain", "sweep-post", "sweep-pre", "sweep-residual"];
 
-pub const SWEEP_TONES: [Tone; 4] = [Tone::Coral, Tone::Purple, Tone::Blue, Tone::Gold];
+pub const SWEEP_TONES: [Tone; 4] = [Tone::Purple, Tone::Green, Tone::Gold, Tone::Fg];
 
 /// Figure `depth-sweep`.
 #[component]
@@ -35,7 +35,8 @@ pub fn DepthSweepFigure(
             let mut marks: Vec<Mark> = rows
                 .iter()
                 .zip(SWEEP_TONES)
-                .map(|((w, v), tone)| Mark::Line {
+                .enumerate()
+                .map(|(i, ((w, v), tone))| Mark::Line {
                     label: w.label(),
                     points: SWEEP_DEPTHS
                         .iter()
@@ -43,7 +44,8 @@ pub fn DepthSweepFigure(
                         .filter_map(|(d, r)| r.filter(|r| *r > 0.0).map(|r| (*d as f64, r)))
                         .collect(),
                     tone,
-                    dashed: false,
+                    // Every other wiring dashed: never told apart by colour alone.
+                    dashed: i % 2 == 1,
                     dots: true,
                 })
                 .collect();
@@ -66,7 +68,6 @@ pub fn DepthSweepFigure(
                 },
                 y: Axis::log_decades("bottom / top gradient norm", lo, hi),
                 marks,
-                legend_left: true,
             }
         })
     });

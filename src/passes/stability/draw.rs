@@ -64,7 +64,8 @@ pub fn profile_chart(
     let mut marks = Vec::new();
     let mut lo = finite.iter().copied().fold(f64::INFINITY, f64::min);
     let mut hi = finite.iter().copied().fold(0.0, f64::max);
-    for (label, values, tone) in series {
+    // The second series dashed, so that the two never differ by colour alone.
+    for (i, (label, values, tone)) in series.iter().enumerate() {
         marks.push(Mark::Line {
             label: label.clone(),
             points: values
@@ -74,7 +75,7 @@ pub fn profile_chart(
                 .map(|(l, v)| (l as f64, *v))
                 .collect(),
             tone: *tone,
-            dashed: false,
+            dashed: i % 2 == 1,
             dots: values.len() <= 48,
         });
     }
@@ -114,7 +115,6 @@ pub fn profile_chart(
         },
         y: Axis::log_decades("gradient norm", lo, hi),
         marks,
-        legend_left: false,
     }
 }
 
@@ -166,7 +166,7 @@ mod tests {
 
     #[test]
     fn chart_before_any_profile_spans_the_depth_asked_for() {
-        let spec = profile_chart(&[("x".into(), &[], Tone::Blue)], None, || 32);
+        let spec = profile_chart(&[("x".into(), &[], Tone::Green)], None, || 32);
         assert_eq!((spec.x.min, spec.x.max), (-0.5, 31.5));
         assert!(spec.y.min > 0.0 && spec.y.max > spec.y.min && spec.y.max.is_finite());
         let empty = profile_chart(&[], None, || 0);
@@ -175,14 +175,14 @@ mod tests {
 
     #[test]
     fn chart_with_a_profile_spans_its_layers_not_the_depth_asked_for() {
-        let spec = profile_chart(&[("x".into(), &[1.0, 2.0, 3.0], Tone::Blue)], None, || 32);
+        let spec = profile_chart(&[("x".into(), &[1.0, 2.0, 3.0], Tone::Green)], None, || 32);
         assert_eq!((spec.x.min, spec.x.max), (-0.5, 2.5));
     }
 
     #[test]
     fn chart_never_carries_non_finite_points() {
         let norms = [1.0, f64::INFINITY, f64::NAN, 0.0, 2.0];
-        let spec = profile_chart(&[("x".into(), &norms, Tone::Blue)], Some(0.7), || 32);
+        let spec = profile_chart(&[("x".into(), &norms, Tone::Green)], Some(0.7), || 32);
         for m in &spec.marks {
             if let Mark::Line { points, .. } = m {
                 assert!(points

@@ -47,8 +47,8 @@ pub fn GradientAbFigure(
             nb.with(|b| {
                 profile_chart(
                     &[
-                        (format!("A: {}", label_a.get()), a.as_slice(), Tone::Coral),
-                        (format!("B: {}", label_b.get()), b.as_slice(), Tone::Blue),
+                        (format!("A: {}", label_a.get()), a.as_slice(), Tone::Purple),
+                        (format!("B: {}", label_b.get()), b.as_slice(), Tone::Green),
                     ],
                     None,
                     || model.depth.get(),

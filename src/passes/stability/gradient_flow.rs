@@ -70,7 +70,7 @@ pub fn GradientFlowFigure(
         norms.with(|n| {
             let label = model.shape.with(|s| s.wiring.label());
             profile_chart(
-                &[(label, n.as_slice(), Tone::Blue)],
+                &[(label, n.as_slice(), Tone::Green)],
                 Some(model.rho.get()),
                 || model.depth.get(),
             )

@@ -8,11 +8,13 @@ use plotters_canvas::CanvasBackend;
 use wasm_bindgen::JsCast;
 use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement};
 
-use super::legend::{draw_legend, sample_polyline, sample_rect, Swatch};
+use super::legend::{
+    draw_legend, legend_layout, points_inside, sample_polyline, sample_rect, Swatch,
+};
 use super::spec::{ChartSpec, Mark, Tone};
 use super::ticks::{ticks, to_axis};
-use crate::widgets::canvas::fit_canvas;
-use crate::widgets::format::tick_label;
+use crate::widgets::canvas::{device_pixel_ratio, fit_canvas};
+use crate::widgets::format::axis_tick_labels;
 use crate::widgets::palette::{css_rgb, Palette};
 
 pub fn rgb(palette: &Palette, tone: Tone) -> RGBColor {
@@ -74,18 +76,26 @@ pub fn draw_chart(
     css_w: f64,
     css_h: f64,
 ) -> Result<(), String> {
-    let dpr = fit_canvas(canvas, css_w, css_h);
-    let px = |v: f64| (v * dpr).round() as u32;
-    let bg = RGBColor(palette.bg.0, palette.bg.1, palette.bg.2);
-    let muted = rgb(palette, Tone::Muted);
-    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
-
     let ctx = canvas
         .get_context("2d")
         .ok()
         .flatten()
         .and_then(|c| c.dyn_into::<CanvasRenderingContext2d>().ok())
         .ok_or("this canvas cannot be drawn on")?;
+    let font = |dpr: f64| format!("{}px sans-serif", (12.0 * dpr).round());
+    // The legend sits in a band above the plot, never over the data: its rows (measured
+    // in the chart's font) add to the canvas's height.
+    let legend = legend_entries(spec);
+    let dpr = device_pixel_ratio();
+    ctx.set_font(&font(dpr));
+    let plot_width = (css_w - 10.0 - 62.0 - 10.0).max(40.0) * dpr;
+    let (placed, _, band) = legend_layout(&ctx, &legend, plot_width, dpr);
+    let dpr = fit_canvas(canvas, css_w, css_h + band / dpr);
+    let px = |v: f64| (v * dpr).round() as u32;
+    let bg = RGBColor(palette.bg.0, palette.bg.1, palette.bg.2);
+    let muted = rgb(palette, Tone::Muted);
+    let err = |e: &dyn std::fmt::Debug| format!("{e:?}");
+
     let backend = CanvasBackend::with_canvas_object(canvas.clone())
         .ok_or("this canvas cannot be drawn on")?;
     let root = backend.into_drawing_area();
@@ -106,6 +116,7 @@ pub fn draw_chart(
 
     let mut chart = ChartBuilder::on(&root)
         .margin(px(10.0))
+        .margin_top(px(10.0) + band.round() as u32)
         .x_label_area_size(px(40.0))
         .y_label_area_size(px(62.0))
         .build_cartesian_2d(x0..x1, y0..y1)
@@ -129,7 +140,7 @@ pub fn draw_chart(
         let (r, t) = chart.backend_coord(&(x1, y1));
         (r as f64, t as f64)
     };
-    ctx.set_font(&format!("{}px sans-serif", (12.0 * dpr).round()));
+    ctx.set_font(&font(dpr));
     let line = |from: (f64, f64), to: (f64, f64), colour| {
         stroke_polyline(
             &ctx,
@@ -139,28 +150,30 @@ pub fn draw_chart(
             None,
         )
     };
-    for v in ticks(xa) {
+    let x_ticks = ticks(xa);
+    for (v, label) in x_ticks.iter().copied().zip(axis_tick_labels(&x_ticks)) {
         let bx = chart.backend_coord(&(to_axis(xa, v), y0)).0 as f64;
         line((bx, plot_top), (bx, plot_bottom), palette.grid);
         line((bx, plot_bottom), (bx, plot_bottom + tick), palette.muted);
         ctx.set_fill_style_str(&css_rgb(palette.fg));
         fill_text(
             &ctx,
-            &tick_label(v),
+            &label,
             bx,
             plot_bottom + tick + 2.0 * dpr,
             "center",
             "top",
         );
     }
-    for v in ticks(ya) {
+    let y_ticks = ticks(ya);
+    for (v, label) in y_ticks.iter().copied().zip(axis_tick_labels(&y_ticks)) {
         let by = chart.backend_coord(&(x0, to_axis(ya, v))).1 as f64;
         line((plot_left, by), (plot_right, by), palette.grid);
         line((plot_left - tick, by), (plot_left, by), palette.muted);
         ctx.set_fill_style_str(&css_rgb(palette.fg));
         fill_text(
             &ctx,
-            &tick_label(v),
+            &label,
             plot_left - tick - 3.0 * dpr,
             by,
             "right",
@@ -184,7 +197,6 @@ pub fn draw_chart(
 
     let clamp_y = |y: f64| y.clamp(y0, y1);
     let in_x = |x: f64| x >= x0 - 1e-9 && x <= x1 + 1e-9;
-    let mut legend: Vec<(String, Tone, Swatch)> = Vec::new();
     // What the marks put on the plot, as points every few pixels: the legend goes where
     // it hides the least of them.
     let mut drawn: Vec<(f64, f64)> = Vec::new();
@@ -192,11 +204,11 @@ pub fn draw_chart(
     for mark in &spec.marks {
         match mark {
             Mark::Line {
-                label,
                 points,
                 tone,
                 dashed,
                 dots,
+                ..
             } => {
                 let pts: Vec<(f64, f64)> = points
                     .iter()
@@ -221,15 +233,9 @@ pub fn draw_chart(
                         ctx.fill();
                     }
                 }
-                if !label.is_empty() {
-                    legend.push((label.clone(), *tone, Swatch::Line { dashed: *dashed }));
-                }
             }
             Mark::Bars {
-                label,
-                bars,
-                tone,
-                width,
+                bars, tone, width, ..
             } => {
                 let color = rgb(palette, *tone);
                 let base = y0.max(if ya.log { y0 } else { 0.0 });
@@ -254,11 +260,8 @@ pub fn draw_chart(
                     })
                     .collect();
                 chart.draw_series(rects).map_err(|e| err(&e))?;
-                if !label.is_empty() {
-                    legend.push((label.clone(), *tone, Swatch::Box));
-                }
             }
-            Mark::VRule { label, x, tone } => {
+            Mark::VRule { x, tone, .. } => {
                 let xv = to_axis(xa, *x);
                 if xv.is_finite() && in_x(xv) {
                     let ends = [
@@ -273,12 +276,9 @@ pub fn draw_chart(
                         Some([4.0 * dpr, 3.0 * dpr]),
                     );
                     sample_polyline(&ends, sample_step, &mut drawn);
-                    if !label.is_empty() {
-                        legend.push((label.clone(), *tone, Swatch::Rule));
-                    }
                 }
             }
-            Mark::HRule { label, y, tone } => {
+            Mark::HRule { y, tone, .. } => {
                 let yv = to_axis(ya, *y);
                 if yv.is_finite() && yv >= y0 && yv <= y1 {
                     let ends = [
@@ -293,22 +293,75 @@ pub fn draw_chart(
                         Some([2.0 * dpr, 3.0 * dpr]),
                     );
                     sample_polyline(&ends, sample_step, &mut drawn);
-                    if !label.is_empty() {
-                        legend.push((label.clone(), *tone, Swatch::Line { dashed: true }));
-                    }
                 }
             }
         }
     }
-    draw_legend(
+    let legend_box = draw_legend(
         &ctx,
         &legend,
         palette,
+        &placed,
+        (plot_left, px(6.0) as f64),
+        dpr,
+    );
+    mark_legend(
+        canvas,
+        (!legend.is_empty()).then(|| (legend_box, points_inside(legend_box, &drawn))),
         (plot_left, plot_top, plot_right, plot_bottom),
-        &drawn,
-        spec.legend_left,
         dpr,
     );
     root.present().map_err(|e| err(&e))?;
     Ok(())
+}
+
+/// The legend's entries: every labelled mark, in order, with its swatch.
+fn legend_entries(spec: &ChartSpec) -> Vec<(String, Tone, Swatch)> {
+    spec.marks
+        .iter()
+        .filter_map(|mark| match mark {
+            Mark::Line {
+                label,
+                tone,
+                dashed,
+                ..
+            } => Some((label, *tone, Swatch::Line { dashed: *dashed })),
+            Mark::Bars { label, tone, .. } => Some((label, *tone, Swatch::Box)),
+            Mark::VRule { label, tone, .. } => Some((label, *tone, Swatch::Rule)),
+            Mark::HRule { label, tone, .. } => Some((label, *tone, Swatch::Line { dashed: true })),
+        })
+        .filter(|(label, _, _)| !label.is_empty())
+        .map(|(label, tone, swatch)| (label.clone(), tone, swatch))
+        .collect()
+}
+
+/// Records where the legend and the plot are, in CSS pixels (`data-legend-box`,
+/// `data-plot-box`: left,top,right,bottom) and how many drawn points the legend covers
+/// (`data-legend-covers`), for tests.
+fn mark_legend(
+    canvas: &HtmlCanvasElement,
+    legend: Option<(super::legend::PixelRect, usize)>,
+    plot: super::legend::PixelRect,
+    dpr: f64,
+) {
+    let css = |(l, t, r, b): super::legend::PixelRect| {
+        format!(
+            "{:.0},{:.0},{:.0},{:.0}",
+            l / dpr,
+            t / dpr,
+            r / dpr,
+            b / dpr
+        )
+    };
+    let _ = canvas.set_attribute("data-plot-box", &css(plot));
+    match legend {
+        Some((rect, covers)) => {
+            let _ = canvas.set_attribute("data-legend-box", &css(rect));
+            let _ = canvas.set_attribute("data-legend-covers", &covers.to_string());
+        }
+        None => {
+            let _ = canvas.remove_attribute("data-legend-box");
+            let _ = canvas.remove_attribute("data-legend-covers");
+        }
+    }
 }

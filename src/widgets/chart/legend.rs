@@ -1,5 +1,5 @@
-//! The legend: its rows, and the corner of the plot where it hides the least of what is
-//! drawn.
+//! The legend: its entries laid out in a band above the plot, outside the data, and how
+//! much of what is drawn a box would hide (what tests check it never does).
 
 use web_sys::CanvasRenderingContext2d;
 
@@ -18,7 +18,7 @@ pub enum Swatch {
 pub type PixelRect = (f64, f64, f64, f64);
 
 /// Points every `step` pixels along a polyline (its vertices included), for
-/// [`legend_corner`] to count what a legend would cover.
+/// [`points_inside`] to count what a box would cover.
 pub fn sample_polyline(pixels: &[(i32, i32)], step: f64, out: &mut Vec<(f64, f64)>) {
     let step = step.max(1.0);
     for pair in pixels.windows(2) {
@@ -55,87 +55,79 @@ pub fn sample_rect((l, t, r, b): PixelRect, step: f64, out: &mut Vec<(f64, f64)>
     }
 }
 
-/// Which of `candidates` (places for the legend, in order of preference) covers the
-/// fewest of the `drawn` points; the earliest among equals, so the preferred place is
-/// kept whenever it hides nothing.
-pub fn legend_corner(candidates: &[PixelRect], drawn: &[(f64, f64)]) -> usize {
-    let covered = |&(l, t, r, b): &PixelRect| {
-        drawn
-            .iter()
-            .filter(|&&(x, y)| x >= l && x <= r && y >= t && y <= b)
-            .count()
-    };
-    candidates
-        .iter()
-        .enumerate()
-        .min_by_key(|&(i, c)| (covered(c), i))
-        .map_or(0, |(i, _)| i)
-}
-
-/// The four places for a `w`×`h` legend inside `plot`, `pad` in from its corners, in
-/// order of preference: the preferred upper corner, the other upper one, then the lower
-/// corners below them.
-pub fn legend_places(
-    (l, t, r, b): PixelRect,
-    (w, h): (f64, f64),
-    pad: f64,
-    prefer_left: bool,
-) -> [PixelRect; 4] {
-    let (left, right) = (l + pad, r - w - pad);
-    let (top, bottom) = (t + pad, b - h - pad);
-    let at = |x: f64, y: f64| (x, y, x + w, y + h);
-    if prefer_left {
-        [
-            at(left, top),
-            at(right, top),
-            at(left, bottom),
-            at(right, bottom),
-        ]
-    } else {
-        [
-            at(right, top),
-            at(left, top),
-            at(right, bottom),
-            at(left, bottom),
-        ]
+/// Where each legend entry goes in the band above the plot: entries `widths` wide laid
+/// left to right with `gap` between them, wrapping onto a new row where the next would
+/// pass `available`. Returns each entry's (x offset, row) and the number of rows.
+pub fn legend_rows(widths: &[f64], available: f64, gap: f64) -> (Vec<(f64, usize)>, usize) {
+    let mut placed = Vec::with_capacity(widths.len());
+    let (mut x, mut row) = (0.0, 0);
+    for &w in widths {
+        if x > 0.0 && x + w > available {
+            x = 0.0;
+            row += 1;
+        }
+        placed.push((x, row));
+        x += w + gap;
     }
+    let rows = if widths.is_empty() { 0 } else { row + 1 };
+    (placed, rows)
 }
 
-/// Draws the legend in the corner of `plot` that hides the least of `drawn`.
+/// How many of the `drawn` points lie inside `rect` (what a legend there would hide).
+pub fn points_inside((l, t, r, b): PixelRect, drawn: &[(f64, f64)]) -> usize {
+    drawn
+        .iter()
+        .filter(|&&(x, y)| x >= l && x <= r && y >= t && y <= b)
+        .count()
+}
+
+/// The height of one legend row and the swatch and padding sizes, in CSS pixels.
+pub const LEGEND_ROW: f64 = 18.0;
+const SWATCH_W: f64 = 22.0;
+const PAD: f64 = 6.0;
+const GAP: f64 = 16.0;
+
+/// The rows of the legend of `entries` across `width` canvas pixels (text measured in the
+/// context's current font): each entry's (x offset, row), the rows, the band's height.
+pub fn legend_layout(
+    ctx: &CanvasRenderingContext2d,
+    entries: &[(String, Tone, Swatch)],
+    width: f64,
+    dpr: f64,
+) -> (Vec<(f64, usize)>, usize, f64) {
+    let widths: Vec<f64> = entries
+        .iter()
+        .map(|(l, _, _)| {
+            SWATCH_W * dpr + PAD * dpr + ctx.measure_text(l).map(|m| m.width()).unwrap_or(0.0)
+        })
+        .collect();
+    let (placed, rows) = legend_rows(&widths, width, GAP * dpr);
+    let band = if rows == 0 {
+        0.0
+    } else {
+        rows as f64 * LEGEND_ROW * dpr + PAD * dpr
+    };
+    (placed, rows, band)
+}
+
+/// Draws the legend in the band above the plot, starting at (`left`, `top`): never over
+/// what the plot draws. Returns the box it takes.
 pub fn draw_legend(
     ctx: &CanvasRenderingContext2d,
     entries: &[(String, Tone, Swatch)],
     palette: &Palette,
-    plot: PixelRect,
-    drawn: &[(f64, f64)],
-    prefer_left: bool,
+    placed: &[(f64, usize)],
+    (left, top): (f64, f64),
     dpr: f64,
-) {
-    if entries.is_empty() {
-        return;
-    }
-    let row = 18.0 * dpr;
-    let swatch_w = 22.0 * dpr;
-    let pad = 6.0 * dpr;
-    let text_w = entries
-        .iter()
-        .map(|(l, _, _)| ctx.measure_text(l).map(|m| m.width()).unwrap_or(0.0))
-        .fold(0.0, f64::max);
-    let (w, h) = (
-        pad * 3.0 + swatch_w + text_w,
-        pad * 2.0 + row * entries.len() as f64,
-    );
-    let places = legend_places(plot, (w, h), pad, prefer_left);
-    let (x, y, _, _) = places[legend_corner(&places, drawn)];
-    let (r, g, b) = palette.bg;
-    ctx.set_fill_style_str(&format!("rgba({r},{g},{b},0.88)"));
-    ctx.fill_rect(x, y, w, h);
-    ctx.set_line_width(dpr);
-    ctx.set_stroke_style_str(&css_rgb(palette.muted));
-    ctx.stroke_rect(x, y, w, h);
-    for (i, (label, tone, swatch)) in entries.iter().enumerate() {
-        let cy = y + pad + row * (i as f64 + 0.5);
-        let (sx, ex) = (x + pad, x + pad + swatch_w);
+) -> PixelRect {
+    let row = LEGEND_ROW * dpr;
+    let swatch_w = SWATCH_W * dpr;
+    let pad = PAD * dpr;
+    let mut right = left;
+    let mut bottom = top;
+    for ((label, tone, swatch), &(dx, r)) in entries.iter().zip(placed) {
+        let cy = top + row * (r as f64 + 0.5);
+        let (sx, ex) = (left + dx, left + dx + swatch_w);
         let colour = tone.rgb(palette);
         match swatch {
             Swatch::Line { dashed } => {
@@ -168,50 +160,48 @@ pub fn draw_legend(
         }
         ctx.set_fill_style_str(&css_rgb(palette.fg));
         fill_text(ctx, label, ex + pad, cy, "left", "middle");
+        let text_w = ctx.measure_text(label).map(|m| m.width()).unwrap_or(0.0);
+        right = right.max(ex + pad + text_w);
+        bottom = bottom.max(top + row * (r as f64 + 1.0));
     }
+    (left, top, right, bottom)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
 
-    // A 400×300 plot and a 100×40 legend, 6 px in from the corners.
-    const PLOT: PixelRect = (50.0, 10.0, 450.0, 310.0);
-
-    fn places(prefer_left: bool) -> [PixelRect; 4] {
-        legend_places(PLOT, (100.0, 40.0), 6.0, prefer_left)
+    #[test]
+    fn legend_entries_fill_a_row_then_wrap() {
+        let (placed, rows) = legend_rows(&[100.0, 100.0, 100.0], 250.0, 10.0);
+        assert_eq!(placed, vec![(0.0, 0), (110.0, 0), (0.0, 1)]);
+        assert_eq!(rows, 2);
+        let (placed, rows) = legend_rows(&[300.0, 50.0], 250.0, 10.0);
+        assert_eq!(
+            placed,
+            vec![(0.0, 0), (0.0, 1)],
+            "an entry wider than the row has a row of its own"
+        );
+        assert_eq!(rows, 2);
+        assert_eq!(legend_rows(&[], 250.0, 10.0).1, 0);
     }
 
     #[test]
-    fn legend_places_are_the_four_corners_preferred_first() {
-        assert_eq!(places(false)[0], (344.0, 16.0, 444.0, 56.0));
-        assert_eq!(places(false)[1], (56.0, 16.0, 156.0, 56.0));
-        assert_eq!(places(true)[0], (56.0, 16.0, 156.0, 56.0));
-        assert_eq!(places(true)[3], (344.0, 264.0, 444.0, 304.0));
+    fn no_entry_runs_past_the_row_unless_alone_in_it() {
+        let widths = [80.0, 120.0, 40.0, 200.0, 90.0, 60.0];
+        let (placed, _) = legend_rows(&widths, 240.0, 12.0);
+        for (i, (&(x, row), w)) in placed.iter().zip(widths).enumerate() {
+            let alone = x == 0.0;
+            assert!(alone || x + w <= 240.0, "entry {i} at {x} in row {row}");
+        }
     }
 
     #[test]
-    fn legend_stays_in_the_preferred_corner_when_it_hides_nothing() {
+    fn points_inside_count_what_a_box_would_hide() {
         let mut drawn = Vec::new();
-        // A curve along the bottom of the plot.
-        sample_polyline(&[(50, 300), (450, 290)], 4.0, &mut drawn);
-        assert_eq!(legend_corner(&places(false), &drawn), 0);
-        assert_eq!(legend_corner(&places(true), &drawn), 0);
-        assert_eq!(legend_corner(&places(false), &[]), 0);
-    }
-
-    #[test]
-    fn legend_leaves_a_corner_the_data_runs_through() {
-        // A curve rising to the top right corner: the legend goes to the upper left.
-        let mut drawn = Vec::new();
-        sample_polyline(&[(50, 300), (250, 200), (450, 12)], 4.0, &mut drawn);
-        assert_eq!(legend_corner(&places(false), &drawn), 1);
-        // A tall bar under both upper corners' left one, a curve through the right one:
-        // the legend goes down to the emptier lower right.
-        let mut drawn = Vec::new();
-        sample_rect((60.0, 12.0, 150.0, 310.0), 4.0, &mut drawn);
-        sample_polyline(&[(300, 20), (450, 20)], 4.0, &mut drawn);
-        assert_eq!(legend_corner(&places(false), &drawn), 2);
+        sample_polyline(&[(0, 0), (100, 0)], 10.0, &mut drawn);
+        assert_eq!(points_inside((-1.0, -1.0, 45.0, 1.0), &drawn), 5);
+        assert_eq!(points_inside((0.0, 5.0, 100.0, 9.0), &drawn), 0);
     }
 
     #[test]

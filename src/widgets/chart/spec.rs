@@ -69,9 +69,6 @@ pub struct ChartSpec {
     pub x: Axis,
     pub y: Axis,
     pub marks: Vec<Mark>,
-    /// The legend's preferred corner is the upper left (default: the upper right). It
-    /// moves to another corner of the plot when that one covers less of what is drawn.
-    pub legend_left: bool,
 }
 
 impl Axis {
