@@ -502,9 +502,11 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
         was.set_value(readouts_of(id));
         revealed.set(None);
         phase.set(Phase::Moving(k, reader));
-        state.step.set((k > 0).then_some((id, k as u32)));
         let target = base.with_value(|b| state_at(b, steps, k));
         move_to(state, target, move || {
+            // The address names the step once its state is reached, so that an address
+            // with `step=k` always holds the step's values.
+            state.step.set((k > 0).then_some((id, k as u32)));
             if k == 0 {
                 said.set(String::new());
                 phase.set(Phase::At(0));

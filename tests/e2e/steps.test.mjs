@@ -91,12 +91,25 @@ async function reached(page, figure, k) {
   await settle(page);
 }
 
+/** Brings a figure's strip on screen (its placeholder, until its module has arrived) and
+ * waits for its buttons. */
+async function bringStrip(page, figure) {
+  await page.locator(`[data-figure="${figure}"] .steps`).first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+  await page.waitForSelector(`[data-figure="${figure}"] [data-steps] [data-action="step-next"]`, { timeout: 30000 });
+  await page.locator(`[data-figure="${figure}"] [data-steps]`).evaluate((e) => e.scrollIntoView({ block: 'center' }));
+}
+
 async function openStrip(p, figure, query = '') {
   await p.goto(`${query}#${figure}`);
-  const strip = p.page.locator(`[data-figure="${figure}"] [data-steps]`);
-  await strip.evaluate((e) => e.scrollIntoView({ block: 'center' }));
-  await p.page.waitForSelector(`[data-figure="${figure}"] [data-steps] [data-action="step-next"]`, { timeout: 30000 });
-  return strip;
+  await bringStrip(p.page, figure);
+}
+
+/** Waits until the address holds `want` (key → value, a key left out at its default). */
+async function addressHolds(page, want) {
+  await page.waitForFunction(([w, defaults]) => {
+    const search = new URLSearchParams(location.search);
+    return Object.entries(w).every(([k, v]) => (search.get(k) ?? defaults[k]) === v);
+  }, [want, DEFAULTS], { timeout: 5000 }).catch(() => {});
 }
 
 test('at 1280×900 and 375×812 a figure\'s canvas starts within the first screen, and links to the four passes are on it', async () => {
@@ -107,10 +120,11 @@ test('at 1280×900 and 375×812 a figure\'s canvas starts within the first scree
     const top = await p.page.$eval('[data-figure] canvas[data-canvas]', (c) => c.getBoundingClientRect().top);
     assert.ok(top < viewport.height, `${viewport.width} px: the first canvas starts at ${top} px, within ${viewport.height}`);
     for (const section of ['backprop', 'complexity', 'linear-algebra', 'stability']) {
-      const box = await p.page.$eval(`a[href="#${section}"]`, (a) => {
+      // The first visible link to the section (a wide screen's bar of passes is hidden on a phone).
+      const box = await p.page.$$eval(`a[href="#${section}"]`, (as) => as.map((a) => {
         const r = a.getBoundingClientRect();
-        return { top: r.top, bottom: r.bottom, visible: r.width > 0 && r.height > 0 };
-      });
+        return { top: r.top, bottom: r.bottom, visible: r.width > 0 && r.height > 0 && a.checkVisibility() };
+      }).find((b) => b.visible) ?? { visible: false });
       assert.ok(box.visible && box.top >= 0 && box.bottom <= viewport.height, `${viewport.width} px: the link to #${section} is on the first screen (${JSON.stringify(box)})`);
     }
     assert.deepEqual(p.errors, []);
@@ -138,6 +152,7 @@ for (const strip of STRIPS) {
       }
       await reached(page, strip.figure, k);
       const want = { ...start, ...Object.fromEntries(Object.entries(stateAt(strip, k)).filter(([, v]) => v !== null)) };
+      await addressHolds(page, want);
       assert.deepEqual(await addressValues(page, keys), want, `step ${k}: the address holds the step's state`);
       // The same state opened from its address, without any step, shows the same readouts.
       const query = new URLSearchParams(await page.evaluate(() => location.search));
@@ -154,6 +169,7 @@ for (const strip of STRIPS) {
       await page.click(`[data-figure="${strip.figure}"] [data-action="step-back"]`);
       await reached(page, strip.figure, k);
     }
+    await addressHolds(page, start);
     assert.deepEqual(await addressValues(page, keys), start, 'Back to the start restores the state before the first step');
     assert.deepEqual(await figureReadoutTexts(page, strip.figure), startReadouts);
     assert.deepEqual([...p.errors, ...check.errors], []);
@@ -193,8 +209,7 @@ for (const strip of STRIPS) {
     assert.ok(!text.includes('{'), text);
     // A reload does not ask again: the answer was remembered in this browser only.
     await p.goto(`#${strip.figure}`);
-    await page.locator(`${root} [data-steps]`).evaluate((e) => e.scrollIntoView({ block: 'center' }));
-    await page.waitForSelector(`${root} [data-steps] [data-action="step-next"]`);
+    await bringStrip(page, strip.figure);
     for (let k = 1; k <= strip.prediction.step; k++) {
       await page.click(`${root} [data-action="step-next"]`);
       await reached(page, strip.figure, k);
@@ -222,7 +237,7 @@ test('"Just show me" skips the question and still reveals the computed answer', 
   assert.equal((await figureReadouts(page, 'score-rank'))['rank-s'], 32);
   // Skipping remembers nothing: a reload asks.
   await p.goto('#score-rank');
-  await page.locator(`${root} [data-steps]`).evaluate((e) => e.scrollIntoView({ block: 'center' }));
+  await bringStrip(page, 'score-rank');
   await page.click(`${root} [data-action="step-next"]`);
   await reached(page, 'score-rank', 1);
   await page.click(`${root} [data-action="step-next"]`);
@@ -236,6 +251,7 @@ test('step= opens a figure at that step, in the page (the figure the fragment na
   const { page } = p;
   await page.goto(`${env.site.url}?step=2#memory-vs-context`);
   await reached(page, 'memory-vs-context', 2);
+  await addressHolds(page, { ctx: '131072', model: 'llama2-7b' });
   const values = await addressValues(page, ['ctx', 'model']);
   assert.deepEqual(values, { ctx: '131072', model: 'llama2-7b' });
   assert.equal(await page.getAttribute('[data-figure="memory-vs-context"] [data-step="2"]', 'aria-current'), 'step');
@@ -246,6 +262,7 @@ test('step= opens a figure at that step, in the page (the figure the fragment na
   assert.match(await page.evaluate(() => location.search), /embed=score-rank/);
   await page.goto(`${env.site.url}?embed=gradient-flow&step=3`);
   await reached(page, 'gradient-flow', 3);
+  await addressHolds(page, { res: '1', norm: 'pre', depth: '64' });
   assert.deepEqual(await addressValues(page, ['res', 'norm', 'depth']), { res: '1', norm: 'pre', depth: '64' });
   // Out of range: no step, no error.
   await page.goto(`${env.site.url}?embed=jacobian&step=9`);
@@ -262,8 +279,7 @@ test('keyboard only: every strip is completed with Tab, Space and Enter, its sen
   await p.goto();
   for (const strip of STRIPS) {
     const root = `[data-figure="${strip.figure}"]`;
-    await page.locator(`${root} [data-steps]`).evaluate((e) => e.scrollIntoView({ block: 'center' }));
-    await page.waitForSelector(`${root} [data-steps] [data-action="step-next"]`);
+    await bringStrip(page, strip.figure);
     assert.equal(await page.getAttribute(`${root} [data-steps-said]`, 'aria-live'), 'polite', 'the sentence is announced');
     // Reach Next by Tab from the figure's primary control.
     await page.focus(`${root} [data-control="${strip.control}"]`);
