@@ -258,6 +258,50 @@ if ('gradient-flow input-delay'.includes(ONLY)) {
   console.log('| p50 ms | p95 ms | max ms |\n|---:|---:|---:|');
   console.log(`| ${quantile(delays, 0.5).toFixed(2)} | ${quantile(delays, 0.95).toFixed(2)} | ${Math.max(...delays).toFixed(2)} |`);
 }
+// Real key presses at Pass 3's heaviest n: the tokens slider of each figure that reads n,
+// stepped between 255 and 256 with the arrow keys (through the browser's input pipeline),
+// the figure on screen alone, then all three on one tall screen. The longest main-thread
+// task while each runs (the budget: none over 50 ms).
+if ('pass3 keys score-rank low-rank-target multi-head'.includes(ONLY)) {
+  console.log('\n## Pass 3 at n = 256: real key presses on the tokens slider (12 presses, 255 ↔ 256)\n');
+  console.log('| figures on screen | presses | longest task ms | tasks over 50 ms |\n|---|---:|---:|---:|');
+  const heavy = '?rn=255&rdk=64&rk=32&mhh=8&target=random';
+  for (const [label, figures, viewport] of [
+    ['score-rank alone', ['score-rank'], { width: 1280, height: 900 }],
+    ['low-rank-target alone', ['low-rank-target'], { width: 1280, height: 900 }],
+    ['multi-head alone', ['multi-head'], { width: 1280, height: 900 }],
+    ['all three together', ['score-rank', 'low-rank-target', 'multi-head'], { width: 1280, height: 4000 }],
+  ]) {
+    const ctx = await env.browser.newContext({ viewport });
+    const pg = await ctx.newPage();
+    await pg.goto(env.site.url + heavy + '#' + figures[0]);
+    await pg.waitForSelector('[data-figure] canvas[data-draws]');
+    await loadPasses(pg);
+    await pg.$eval(`[data-figure="${figures[0]}"]`, (f) => f.scrollIntoView({ block: 'start' }));
+    await pg.$$eval('details[data-more-settings]', (ds) => ds.forEach((d) => { d.open = true; }));
+    await pg.$eval(`[data-figure="${figures[0]}"]`, (f) => f.scrollIntoView({ block: 'start' }));
+    await pg.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+    await settle(pg);
+    const control = `[data-figure="${figures[0]}"] [data-control="rn"]`;
+    await pg.evaluate(() => {
+      window.__tasks = [];
+      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__tasks.push(e.duration); }).observe({ type: 'longtask', buffered: false });
+    });
+    await pg.focus(control);
+    const presses = 12;
+    for (let i = 0; i < presses; i++) {
+      await pg.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
+      await pg.waitForTimeout(100);
+      await pg.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+      await pg.waitForTimeout(150);
+    }
+    const tasks = await pg.evaluate(() => window.__tasks);
+    const longest = Math.max(0, ...tasks);
+    console.log(`| ${label} | ${presses} | ${tasks.length ? longest.toFixed(0) : '< 50'} | ${tasks.filter((t) => t > 50).length} |`);
+    rows.push({ name: `pass 3 keys, ${label}`, atDefaults: false, p95: 0, longest });
+    await ctx.close();
+  }
+}
 // The guided steps' animations: each strip of the four main figures run from Start to its
 // last step (a question skipped), at defaults, as a reader clicking Next. For every frame of
 // the animations: the interval since the previous frame, and how far into the frame the

@@ -27,12 +27,8 @@ pub fn loaders() -> PassLoaders {
         part: |part| {
             Box::pin(async move { part_view(part).await.map_err(|LoadFailed| PassLoadError) })
         },
-        steps: |id, steps| {
-            Box::pin(async move {
-                steps_view(id, steps)
-                    .await
-                    .map_err(|LoadFailed| PassLoadError)
-            })
+        steps: |id| {
+            Box::pin(async move { steps_view(id).await.map_err(|LoadFailed| PassLoadError) })
         },
     }
 }
@@ -83,8 +79,16 @@ fn backprop_sweep_figure(show_controls: bool) -> Result<AnyView, LoadFailed> {
 
 /// A figure's guided steps (`handwave::widgets::Steps`), in a module of their own: the
 /// page shows them under a figure, so they need not be in the first load.
+/// The tables live here too: only their asks are in the main module.
 #[wasm_split(steps, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn steps_view(id: &'static str, steps: &'static [Step]) -> Result<AnyView, LoadFailed> {
+fn steps_view(id: &'static str) -> Result<AnyView, LoadFailed> {
+    let steps: &'static [Step] = match id {
+        "jacobian" => &backprop::steps::STEPS,
+        "memory-vs-context" => &complexity::steps::STEPS,
+        "score-rank" => &linear_algebra::steps::STEPS,
+        "gradient-flow" => &stability::steps::STEPS,
+        _ => &[],
+    };
     Ok(view! { <Steps id=id steps=steps /> }.into_any())
 }
 

@@ -29,7 +29,6 @@ use crate::state::registry::{pass, PassInfo};
 use crate::state::use_url_state;
 use crate::widgets::location::{is_at_fragment, scroll_to_fragment};
 use crate::widgets::observers::{observe_near_screen, use_printing};
-use crate::widgets::steps::Step;
 use crate::widgets::PassHeading;
 
 /// A pass's section or figure on its way: the module's fetch, then the view.
@@ -42,8 +41,8 @@ pub struct PassLoaders {
     pub section: fn(LazyPass) -> PendingView,
     /// One figure of a pass alone (the embed view): its id and whether controls show.
     pub figure: fn(LazyPass, &'static str, bool) -> PendingView,
-    /// The guided steps of a figure (its id and its table), a module of their own.
-    pub steps: fn(&'static str, &'static [Step]) -> PendingView,
+    /// The guided steps of a figure (by its id), a module of their own.
+    pub steps: fn(&'static str) -> PendingView,
     /// A part of a pass that arrives after the rest of its section.
     pub part: fn(LazyPart) -> PendingView,
 }
@@ -306,14 +305,17 @@ fn is_above_screen(rect: Option<web_sys::DomRect>) -> bool {
 
 /// The guided steps as they will look, without their behaviour: their place on the page
 /// keeps its height when they load (an embed's first height is its last).
-fn steps_placeholder(steps: &'static [Step], node: NodeRef<leptos::html::Div>) -> impl IntoView {
-    let items = steps
+fn steps_placeholder(
+    asks: &'static [&'static str],
+    node: NodeRef<leptos::html::Div>,
+) -> impl IntoView {
+    let items = asks
         .iter()
-        .map(|step| view! { <li><span class="step-ask">{step.ask}</span></li> })
+        .map(|ask| view! { <li><span class="step-ask">{*ask}</span></li> })
         .collect_view();
     view! {
         <div class="steps steps-pending" node_ref=node aria-hidden="true">
-            <p class="steps-head"><strong>"Try it"</strong>{format!(" — {} steps", steps.len())}</p>
+            <p class="steps-head"><strong>"Try it"</strong>{format!(" — {} steps", asks.len())}</p>
             <ol class="steps-list">{items}</ol>
             <p class="steps-said"></p>
             <div class="steps-actions">
@@ -331,7 +333,11 @@ const STEPS_NEAR: &str = "0px 0px 25% 0px";
 /// screen (or at once where the address opens the figure at a step), then the steps,
 /// whose code arrives as a module of its own.
 #[component]
-pub fn LazySteps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
+pub fn LazySteps(
+    id: &'static str,
+    /// What each step asks (the pass's `ASKS`), shown until the steps arrive.
+    asks: &'static [&'static str],
+) -> impl IntoView {
     let node = NodeRef::<leptos::html::Div>::new();
     let near = RwSignal::new(false);
     observe_near_screen(node, near, STEPS_NEAR);
@@ -343,15 +349,15 @@ pub fn LazySteps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
         was.copied().unwrap_or(false) || opened_here || near.get()
     });
     let attempt = RwSignal::new(0_u32);
-    let pending = move || steps_placeholder(steps, node);
+    let pending = move || steps_placeholder(asks, node);
     view! {
         <Show when=move || wanted.get() fallback=pending>
-            <Suspense fallback=move || steps_placeholder(steps, NodeRef::new())>
+            <Suspense fallback=move || steps_placeholder(asks, NodeRef::new())>
                 {move || {
                     attempt.track();
                     Suspend::new(send_wrapper::SendWrapper::new(async move {
                         let loaded = match LOADERS.get() {
-                            Some(loaders) => (loaders.steps)(id, steps).await,
+                            Some(loaders) => (loaders.steps)(id).await,
                             None => Err(PassLoadError),
                         };
                         loaded.unwrap_or_else(|PassLoadError| {

@@ -4,7 +4,6 @@
 //! (`[data-live-formula]`). Hover, keyboard focus and a tap do the same; the figure root
 //! says what is lit (`data-linked`).
 
-use leptos::html;
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 
@@ -33,7 +32,6 @@ pub fn LinkedFormula(
     #[prop(into)] live: Signal<String>,
     children: Children,
 ) -> impl IntoView {
-    let root = NodeRef::<html::Div>::new();
     let pinned = StoredValue::new(false);
     let named = move |ev: &web_sys::Event| {
         term_of(ev).and_then(|t| terms.iter().copied().find(|name| *name == t))
@@ -43,25 +41,10 @@ pub fn LinkedFormula(
             linked.set(None);
         }
     };
-    // The lit term reads as lit, whichever side lit it.
-    Effect::new(move |_| {
-        let lit = linked.get();
-        let Some(root) = root.get() else {
-            return;
-        };
-        let Ok(spans) = root.query_selector_all("[data-term]") else {
-            return;
-        };
-        for i in 0..spans.length() {
-            if let Some(el) = spans.item(i).and_then(|n| n.dyn_into::<web_sys::Element>().ok()) {
-                let on = lit.is_some_and(|t| el.get_attribute("data-term").as_deref() == Some(t));
-                let _ = el.class_list().toggle_with_force("term-active", on);
-                let _ = el.set_attribute("aria-pressed", if on { "true" } else { "false" });
-            }
-        }
-    });
     view! {
-        <div class="linked-formula" node_ref=root
+        // The lit term reads as lit, whichever side lit it (style/main.css matches the
+        // container's `data-lit` with each term's name).
+        <div class="linked-formula" data-lit=move || linked.get()
             on:mouseover=move |ev| { if let Some(t) = named(&ev) { linked.set(Some(t)); } }
             on:mouseleave=move |_| unlight()
             on:focusin=move |ev| { if let Some(t) = named(&ev) { linked.set(Some(t)); } }

@@ -6,7 +6,7 @@ use nalgebra::DMatrix;
 
 use super::controls::{MoreControls, PrimaryControls, MORE_KEYS};
 use super::model::BackpropModel;
-use super::steps::STEPS;
+use super::steps::ASKS;
 use crate::math::backprop::is_saturated;
 use crate::math::softmax::JacobianSummary;
 use crate::passes::lazy::LazySteps;
@@ -297,10 +297,10 @@ pub fn JacobianFigure(
                     <Chart name="probabilities" spec=bars summary=bars_summary aspect=0.7 />
                     <LinkedFormula linked=linked terms=&["diagonal", "off-diagonal"] live=live>
                         <p class="term-line">"Jᵢⱼ = pᵢ(δᵢⱼ − pⱼ): "
-                            <span class="term" data-term="diagonal" tabindex="0" role="button" aria-pressed="false"
+                            <span class="term" data-term="diagonal" tabindex="0" role="button"
                                 aria-label="the diagonal term pᵢ(1 − pᵢ): lights the diagonal of the heatmap">"pᵢ(1 − pᵢ)"</span>
                             " on the diagonal, "
-                            <span class="term" data-term="off-diagonal" tabindex="0" role="button" aria-pressed="false"
+                            <span class="term" data-term="off-diagonal" tabindex="0" role="button"
                                 aria-label="the off-diagonal term −pᵢpⱼ: lights the cells off the diagonal">"−pᵢpⱼ"</span>
                             " off it."
                         </p>
@@ -311,7 +311,7 @@ pub fn JacobianFigure(
                         <Readout name="max-p" label="max p" value=Signal::derive(move || model.summary.get().max_p) />
                         <Readout name="entropy" label="entropy H(p)" unit="nats" value=Signal::derive(move || model.summary.get().entropy) />
                     </div>
-                    {with_steps.then(|| view! { <LazySteps id="jacobian" steps=&STEPS /> })}
+                    {with_steps.then(|| view! { <LazySteps id="jacobian" asks=&ASKS /> })}
                 </div>
             </div>
         </Figure>

@@ -3,16 +3,25 @@
 
 use crate::widgets::{Decide, Measure, Prediction, Step};
 
+/// What each step asks, on its own: the page shows these before the steps' module
+/// (which holds the rest of the table) has arrived.
+pub const ASKS: [&str; 4] = [
+    "Turn the division by √dₖ off.",
+    "Raise the logit scale α to 20.",
+    "Turn the division by √dₖ back on.",
+    "Bring α back to 1.",
+];
+
 /// The steps of `jacobian`.
 pub static STEPS: [Step; 4] = [
     Step {
-        ask: "Turn the division by √dₖ off.",
+        ask: ASKS[0],
         to: &[("div", "0"), ("alpha", "1")],
         see: "The scores are no longer divided by √dₖ, so they are larger: max p is {r:max-p} (it was {was:max-p}) and ‖J‖₂ {change:spectral}, to {r:spectral}. {verdict}",
         predict: None,
     },
     Step {
-        ask: "Raise the logit scale α to 20.",
+        ask: ASKS[1],
         to: &[("alpha", "20")],
         see: "At α = 20, ‖J‖₂ {change:spectral}: from {was:spectral} to {r:spectral}, and max p is {r:max-p}. {verdict}",
         predict: Some(Prediction {
@@ -32,13 +41,13 @@ pub static STEPS: [Step; 4] = [
         }),
     },
     Step {
-        ask: "Turn the division by √dₖ back on.",
+        ask: ASKS[2],
         to: &[("div", "1")],
         see: "Divided by √dₖ again (α still 20): ‖J‖₂ = {r:spectral}, max p = {r:max-p}. {verdict}",
         predict: None,
     },
     Step {
-        ask: "Bring α back to 1.",
+        ask: ASKS[3],
         to: &[("alpha", "1")],
         see: "With unit-variance scores the door is open again: ‖J‖₂ = {r:spectral}, entropy {r:entropy} nats. {verdict}",
         predict: None,

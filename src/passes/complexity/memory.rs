@@ -7,17 +7,52 @@ use super::controls::{
     ConfigProblem, ContextSlider, MemoryMoreControls, ModelSelect, MEMORY_MORE_KEYS,
 };
 use super::model::*;
-use super::steps::STEPS;
+use super::steps::ASKS;
 use crate::math::complexity::MAX_CONTEXT;
 use crate::math::complexity::MIN_CONTEXT;
 use crate::math::complexity::{
-    flash_extra_bytes, kv_cache_bytes, score_matrix_bytes, weights_bytes,
+    cached_positions, flash_extra_bytes, kv_cache_bytes, score_matrix_bytes, weights_bytes,
+    ModelConfig,
 };
 use crate::passes::lazy::LazySteps;
 use crate::state::choices::DTYPES;
 use crate::widgets::format::growth_factor;
-use crate::widgets::format::{format_bytes, format_number};
-use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
+use crate::widgets::format::{format_bytes, format_number, grouped_whole, tick_label};
+use crate::widgets::{
+    Axis, Chart, ChartSpec, Figure, LinkSignal, LinkedFormula, Mark, Readout, Tone,
+};
+
+/// The KV-cache bytes at context n written out factor by factor:
+/// b × 2 × L × h_kv × d_head × n × e = … (n the positions cached, under a sliding window).
+pub fn kv_cache_formula(cfg: &ModelConfig, batch: u32, n: u64, elem_bytes: f64) -> String {
+    let cached = cached_positions(cfg, n);
+    let positions = if cached < n {
+        format!("{} (the window)", grouped_whole(cached as f64))
+    } else {
+        grouped_whole(n as f64)
+    };
+    format!(
+        "KV cache at n = {}: b × 2 × L × h_kv × d_head × n × e = {batch} × 2 × {} × {} × {} × {positions} × {} B = {}",
+        grouped_whole(n as f64),
+        cfg.layers,
+        cfg.kv_heads,
+        cfg.d_head,
+        tick_label(elem_bytes),
+        format_bytes(kv_cache_bytes(cfg, batch, n, elem_bytes))
+    )
+}
+
+/// One layer's score bytes at context n written out: b × h × n² × e = ….
+pub fn score_bytes_formula(cfg: &ModelConfig, batch: u32, n: u64, elem_bytes: f64) -> String {
+    format!(
+        "Scores of one layer at n = {}: b × h × n² × e = {batch} × {} × {}² × {} B = {}",
+        grouped_whole(n as f64),
+        cfg.heads,
+        grouped_whole(n as f64),
+        tick_label(elem_bytes),
+        format_bytes(score_matrix_bytes(cfg, batch, n, elem_bytes))
+    )
+}
 
 /// Figure `memory-vs-context`.
 #[component]
@@ -26,7 +61,45 @@ pub fn MemoryFigure(
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
     let at_n = Memo::new(move |_| model.memory_at_n());
+    // Linked: a term of the formula, or the line under the pointer at a context.
+    let linked: LinkSignal = RwSignal::new(None);
+    let hover_n = RwSignal::new(None::<u64>);
+    let on_hover = Callback::new(move |at: Option<(f64, f64)>| {
+        let (b, e) = (
+            model.batch.get_untracked(),
+            DTYPES.value_of(model.dtype.get_untracked()),
+        );
+        let picked = at.and_then(|(x, y)| {
+            let n = x.round().clamp(MIN_CONTEXT as f64, MAX_CONTEXT as f64) as u64;
+            model.config.with_untracked(|c| {
+                c.as_ref().ok().map(|cfg| {
+                    // The nearer of the two lines, on the log scale the chart is read on.
+                    let off = |v: f64| (v.max(1.0).log10() - y.max(1.0).log10()).abs();
+                    let kv = off(kv_cache_bytes(cfg, b, n, e));
+                    let score = off(score_matrix_bytes(cfg, b, n, e));
+                    (n, if kv <= score { "kv-cache" } else { "scores" })
+                })
+            })
+        });
+        hover_n.set(picked.map(|(n, _)| n));
+        linked.set(picked.map(|(_, term)| term));
+    });
+    let live = Signal::derive(move || {
+        let (b, e) = (model.batch.get(), DTYPES.value_of(model.dtype.get()));
+        let n = hover_n.get().unwrap_or_else(|| model.n.get());
+        model.config.with(|c| match (c, linked.get()) {
+            (Ok(cfg), Some("scores")) => score_bytes_formula(cfg, b, n, e),
+            (Ok(cfg), _) => kv_cache_formula(cfg, b, n, e),
+            (Err(_), _) => String::new(),
+        })
+    });
     let spec = Signal::derive(move || {
+        // What a lit term leaves out is drawn muted.
+        let lit = linked.get();
+        let tone = |own: &str, tone: Tone| match lit {
+            Some(term) if term != own => Tone::Muted,
+            _ => tone,
+        };
         let (b, e, n, log) = (
             model.batch.get(),
             DTYPES.value_of(model.dtype.get()),
@@ -113,21 +186,21 @@ pub fn MemoryFigure(
                 Mark::Line {
                     label: "scores (one layer), n²".into(),
                     points: score,
-                    tone: Tone::Coral,
+                    tone: tone("scores", Tone::Coral),
                     dashed: false,
                     dots: false,
                 },
                 Mark::Line {
                     label: "KV cache (all layers), n".into(),
                     points: kv,
-                    tone: Tone::Blue,
+                    tone: tone("kv-cache", Tone::Blue),
                     dashed: false,
                     dots: false,
                 },
                 Mark::Line {
                     label: "FlashAttention extra, n".into(),
                     points: flash,
-                    tone: Tone::Purple,
+                    tone: tone("flash", Tone::Purple),
                     dashed: true,
                     dots: false,
                 },
@@ -224,11 +297,24 @@ pub fn MemoryFigure(
         Signal::derive(move || at_n.with(|m| m.as_ref().map(f).unwrap_or(0.0)))
     };
     view! {
-        <Figure id="memory-vs-context" caption=caption summary=summary csv=csv
+        <Figure id="memory-vs-context" caption=caption summary=summary csv=csv linked=linked
             controls=move || view! { <ContextSlider model=model /> <ModelSelect model=model /> }
             more=move || view! { <MemoryMoreControls model=model /> } more_keys=MEMORY_MORE_KEYS show_controls=show_controls>
             <ConfigProblem model=model />
-            <Chart name="memory-vs-context" spec=spec summary=summary aspect=0.55 />
+            <Chart name="memory-vs-context" spec=spec summary=summary aspect=0.55 on_hover=on_hover />
+            <Show when=move || at_n.with(|m| m.is_some())>
+                <LinkedFormula linked=linked terms=&["kv-cache", "scores"] live=live>
+                    <p class="term-line">
+                        "KV cache: "
+                        <span class="term" data-term="kv-cache" tabindex="0" role="button"
+                            aria-label="the KV-cache bytes b × 2 × L × h_kv × d_head × n × e: lights the blue line">"b × 2 × L × h_kv × d_head × n × e"</span>
+                        " (linear in n); scores of one layer: "
+                        <span class="term" data-term="scores" tabindex="0" role="button"
+                            aria-label="one layer's score bytes b × h × n² × e: lights the coral line">"b × h × n² × e"</span>
+                        " (quadratic). Point at a line to read it at that context."
+                    </p>
+                </LinkedFormula>
+            </Show>
             <Show when=move || at_n.with(|m| m.is_some())>
                 <div class="readouts">
                     <Readout name="score-bytes" label="scores, one layer" value=get(|m| m.score) format=format_bytes />
@@ -240,7 +326,38 @@ pub fn MemoryFigure(
                     <Readout name="kv-growth" label="cache when n doubles" value=get(|m| m.kv_growth) format=growth_factor />
                 </div>
             </Show>
-            {show_controls.then(|| view! { <LazySteps id="memory-vs-context" steps=&STEPS /> })}
+            {show_controls.then(|| view! { <LazySteps id="memory-vs-context" asks=&ASKS /> })}
         </Figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::math::complexity::{LLAMA2_7B, MISTRAL_7B};
+
+    #[test]
+    fn the_kv_formula_multiplies_its_factors_to_the_cache() {
+        // 1 × 2 × 32 × 32 × 128 × 4096 × 2 B = 2³¹ B = 2 GiB, by hand.
+        assert_eq!(
+            kv_cache_formula(&LLAMA2_7B, 1, 4096, 2.0),
+            "KV cache at n = 4\u{202f}096: b × 2 × L × h_kv × d_head × n × e = 1 × 2 × 32 × 32 × 128 × 4\u{202f}096 × 2 B = 2.00 GiB"
+        );
+        assert_eq!(kv_cache_bytes(&LLAMA2_7B, 1, 4096, 2.0), 2f64.powi(31));
+    }
+
+    #[test]
+    fn a_sliding_window_caps_the_positions_the_formula_shows() {
+        let text = kv_cache_formula(&MISTRAL_7B, 1, 65536, 2.0);
+        assert!(text.contains("× 4\u{202f}096 (the window) ×"), "{text}");
+    }
+
+    #[test]
+    fn the_score_formula_squares_the_context() {
+        // 1 × 32 × 4096² × 2 B = 2³⁰ B = 1 GiB.
+        assert_eq!(
+            score_bytes_formula(&LLAMA2_7B, 1, 4096, 2.0),
+            "Scores of one layer at n = 4\u{202f}096: b × h × n² × e = 1 × 32 × 4\u{202f}096² × 2 B = 1.00 GiB"
+        );
     }
 }

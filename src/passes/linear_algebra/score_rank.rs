@@ -6,17 +6,18 @@ use leptos::prelude::*;
 use super::controls::*;
 use super::grids::*;
 use super::model::*;
-use super::steps::STEPS;
+use super::steps::ASKS;
 use crate::math::rank::rank_tolerance;
 use crate::math::rank::scores::ScoreRank;
 use crate::math::rank::scores::Spectrum;
 use crate::passes::lazy::LazySteps;
 use crate::state::choices::SHOWN_MATRICES;
 use crate::widgets::format::pending_four_digits;
+use crate::widgets::format::subscript;
 use crate::widgets::format::{format_number, pending_whole, whole};
 use crate::widgets::{
-    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Grid, Heatmap, Mark, Readout,
-    Scale, Select, Slider, Tone,
+    Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Grid, Heatmap, LinkSignal,
+    LinkedFormula, Mark, Readout, Scale, Select, Slider, Tone,
 };
 
 /// The caption of `score-rank`: what the ranks show in this state, and when they do not.
@@ -55,6 +56,41 @@ pub fn score_rank_caption(r: &ScoreRank, a: Option<&Spectrum>, requested_d_k: us
 }
 
 /// Figure `score-rank`.
+/// The bound rank(S) ≤ min(n, dₖ) with the state's numbers, and how the singular values
+/// of S fall about the rank threshold.
+pub fn rank_bound_formula(r: &ScoreRank) -> String {
+    let tol = rank_tolerance(&r.sv_s, r.n, r.n);
+    format!(
+        "rank(S) = {} ≤ min(n, dₖ) = min({}, {}) = {}: {} singular values of S above the threshold {}, {} below it.",
+        r.rank_s,
+        r.n,
+        r.d_k,
+        r.n.min(r.d_k),
+        r.rank_s,
+        format_number(tol, 3),
+        r.n - r.rank_s
+    )
+}
+
+/// Singular value i (from 1) of S against the rank threshold.
+pub fn singular_value_formula(r: &ScoreRank, i: usize) -> Option<String> {
+    let sigma = *r.sv_s.get(i.checked_sub(1)?)?;
+    let tol = rank_tolerance(&r.sv_s, r.n, r.n);
+    let (side, counted) = if sigma > tol {
+        ("above", "counted in rank(S)")
+    } else {
+        ("at or below", "not counted: numerically zero")
+    };
+    Some(format!(
+        "σ{}(S) = {}, {side} the threshold {}: {counted} (rank(S) = {} ≤ min(n, dₖ) = {}).",
+        subscript(i),
+        format_number(sigma, 3),
+        format_number(tol, 3),
+        r.rank_s,
+        r.n.min(r.d_k)
+    ))
+}
+
 #[component]
 pub fn ScoreRankFigure(
     model: LinearAlgebraModel,
@@ -108,7 +144,24 @@ pub fn ScoreRankFigure(
             }
         })
     });
+    // Linked: the bound's term, or a singular value under the pointer.
+    let linked: LinkSignal = RwSignal::new(None);
+    let hover_i = RwSignal::new(None::<usize>);
+    let on_hover = Callback::new(move |at: Option<(f64, f64)>| {
+        let i = at.map(|(x, _)| x.round().max(1.0) as usize);
+        hover_i.set(i);
+        linked.set(i.map(|_| "rank-bound"));
+    });
+    let live = Signal::derive(move || {
+        model.scores.with(|r| {
+            hover_i
+                .get()
+                .and_then(|i| singular_value_formula(r, i))
+                .unwrap_or_else(|| rank_bound_formula(r))
+        })
+    });
     let spectrum = Signal::derive(move || {
+        let lit = linked.get() == Some("rank-bound");
         let sv_a = model
             .attention
             .with(|a| a.as_ref().map(|a| a.sv.clone()).unwrap_or_default());
@@ -127,6 +180,7 @@ pub fn ScoreRankFigure(
                 &r.sv_s
             };
             let tol = rank_tolerance(shown_sv, r.n, r.n);
+            let tol_s = rank_tolerance(&r.sv_s, r.n, r.n);
             let all = s_pts.iter().chain(&a_pts).map(|p| p.1);
             let lo = all
                 .clone()
@@ -148,9 +202,27 @@ pub fn ScoreRankFigure(
                             0 => "σ(S)".to_string(),
                             zeros => format!("σ(S); {zeros} more are exactly 0"),
                         },
-                        points: s_pts,
+                        // Lit by the bound: only the values that count in rank(S).
+                        points: if lit {
+                            s_pts.iter().copied().filter(|p| p.1 > tol_s).collect()
+                        } else {
+                            s_pts.clone()
+                        },
                         tone: Tone::Coral,
                         dashed: false,
+                        dots: true,
+                    },
+                    Mark::Line {
+                        // No legend entry (the band would change height under the pointer):
+                        // the filled-in formula says what the dimmed values are.
+                        label: String::new(),
+                        points: if lit {
+                            s_pts.iter().copied().filter(|p| p.1 <= tol_s).collect()
+                        } else {
+                            Vec::new()
+                        },
+                        tone: Tone::Muted,
+                        dashed: true,
                         dots: true,
                     },
                     Mark::Line {
@@ -226,7 +298,7 @@ pub fn ScoreRankFigure(
         }
     });
     view! {
-        <Figure id="score-rank" on_screen=model.score_on_screen caption=caption summary=summary csv=csv verdict=verdict
+        <Figure id="score-rank" linked=linked on_screen=model.score_on_screen caption=caption summary=summary csv=csv verdict=verdict
             controls=controls more=more more_keys=&["rn", "rseed"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
@@ -234,7 +306,14 @@ pub fn ScoreRankFigure(
                     <ColorBar scale=scale label="entries of the matrix shown" />
                 </div>
                 <div class="pair-item">
-                    <Chart name="singular-values" spec=spectrum summary=spectrum_summary aspect=0.75 />
+                    <Chart name="singular-values" spec=spectrum summary=spectrum_summary aspect=0.75 on_hover=on_hover />
+                    <LinkedFormula linked=linked terms=&["rank-bound"] live=live>
+                        <p class="term-line">"The bound: "
+                            <span class="term" data-term="rank-bound" tabindex="0" role="button"
+                                aria-label="the bound rank(S) ≤ min(n, dₖ): lights the singular values of S above the rank threshold and dims those below">"rank(S) ≤ min(n, dₖ)"</span>
+                            ". Point at a singular value to read it against the threshold."
+                        </p>
+                    </LinkedFormula>
                 </div>
             </div>
             <div class="readouts" aria-busy=move || (model.attention.with(|a| a.is_none()) && model.score_on_screen.get()).to_string()>
@@ -243,7 +322,7 @@ pub fn ScoreRankFigure(
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
                 <Readout name="erank-a" label="effective rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.erank).unwrap_or(f64::NAN))) format=pending_four_digits />
             </div>
-            {show_controls.then(|| view! { <LazySteps id="score-rank" steps=&STEPS /> })}
+            {show_controls.then(|| view! { <LazySteps id="score-rank" asks=&ASKS /> })}
         </Figure>
     }
 }
@@ -251,6 +330,21 @@ pub fn ScoreRankFigure(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_bound_is_filled_in_with_the_rank_and_its_limit() {
+        let r = crate::math::rank::scores::score_rank(7, 8, 3);
+        let text = rank_bound_formula(&r);
+        assert!(
+            text.starts_with("rank(S) = 3 ≤ min(n, dₖ) = min(8, 3) = 3: 3 singular values"),
+            "{text}"
+        );
+        assert!(text.ends_with("5 below it."), "{text}");
+        assert!(singular_value_formula(&r, 1).is_some_and(|t| t.contains("above")));
+        assert!(singular_value_formula(&r, 8).is_some_and(|t| t.contains("not counted")));
+        assert_eq!(singular_value_formula(&r, 9), None);
+        assert_eq!(singular_value_formula(&r, 0), None);
+    }
     use crate::math::rank::scores::score_rank;
 
     fn spectrum_of_a(seed: u64, n: usize, d_k: usize) -> Spectrum {

@@ -3,16 +3,24 @@
 
 use crate::widgets::{Decide, Measure, Prediction, Step};
 
+/// What each step asks, on its own: the page shows these before the steps' module
+/// (which holds the rest of the table) has arrived.
+pub const ASKS: [&str; 3] = [
+    "Start from n = 32 tokens and dₖ = 4, the scores S shown.",
+    "Raise dₖ from 4 to 48, past the 32 tokens.",
+    "Bring dₖ back to 4.",
+];
+
 /// The steps of `score-rank`.
 pub static STEPS: [Step; 3] = [
     Step {
-        ask: "Start from n = 32 tokens and dₖ = 4, the scores S shown.",
+        ask: ASKS[0],
         to: &[("rn", "32"), ("rdk", "4"), ("rshow", "s")],
         see: "With dₖ = 4, rank(S) = {r:rank-s} and rank(A) = {r:rank-a}. {verdict}",
         predict: None,
     },
     Step {
-        ask: "Raise dₖ from 4 to 48, past the 32 tokens.",
+        ask: ASKS[1],
         to: &[("rdk", "48")],
         see: "rank(S) {change:rank-s}, to {r:rank-s}: it can never exceed min(n, dₖ), and here n = 32 is the smaller. rank(A) = {r:rank-a}. {verdict}",
         predict: Some(Prediction {
@@ -32,7 +40,7 @@ pub static STEPS: [Step; 3] = [
         }),
     },
     Step {
-        ask: "Bring dₖ back to 4.",
+        ask: ASKS[2],
         to: &[("rdk", "4")],
         see: "rank(S) is back to {r:rank-s}, while rank(A) is {r:rank-a}. {verdict}",
         predict: None,

@@ -8,14 +8,47 @@ use super::draw::*;
 use super::model::StabilityModel;
 use super::schedule::profile_hook::{source_of, use_gradient_profile};
 use super::sentences::*;
-use super::steps::STEPS;
+use super::steps::ASKS;
 use crate::math::stability::{bottom_to_top, verdict_of};
 use crate::passes::lazy::LazySteps;
 use crate::state::choices::GRADIENTS;
 use crate::widgets::format::number_or_f64_limit;
 use crate::widgets::format::three_digits;
-use crate::widgets::format::{format_number, pending_whole};
-use crate::widgets::{Chart, ColorBar, Figure, Heatmap, Readout, Scale, Select, Slider, Tone};
+use crate::widgets::format::{format_number, pending_whole, subscript};
+use crate::widgets::{
+    Chart, ColorBar, Figure, Heatmap, LinkSignal, LinkedFormula, Readout, Scale, Select, Slider,
+    Tone,
+};
+
+/// Layer `l` of a profile of gradient norms (layer 0 at the bottom) written as the top's
+/// norm times the product of the per-block factors down to it:
+/// ‖gₗ‖ = ‖g_top‖ × ∏ₖ ‖gₖ‖/‖gₖ₊₁‖, with the range those factors take.
+pub fn layer_formula(norms: &[f64], l: usize) -> Option<String> {
+    let top = norms.len().checked_sub(1)?;
+    let g = *norms.get(l)?;
+    let n = |x: f64| format_number(x, 3);
+    if l == top {
+        return Some(format!(
+            "Layer {l}, the top: ‖g{}‖ = {}, where backpropagation starts.",
+            subscript(l),
+            n(g)
+        ));
+    }
+    let factors: Vec<f64> = (l..top).map(|k| norms[k] / norms[k + 1]).collect();
+    let lo = factors.iter().copied().fold(f64::INFINITY, f64::min);
+    let hi = factors.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+    Some(format!(
+        "Layer {l}: ‖g{}‖ = {} = ‖g{}‖ × ∏ of {} per-block factors = {} × {} (each factor between {} and {}).",
+        subscript(l),
+        n(g),
+        subscript(top),
+        top - l,
+        n(norms[top]),
+        n(g / norms[top]),
+        n(lo),
+        n(hi)
+    ))
+}
 
 /// Figure `gradient-flow`.
 #[component]
@@ -35,6 +68,27 @@ pub fn GradientFlowFigure(
     });
     let grid = Memo::new(move |_| norms.with(|n| strip_grid(n)));
     let ratio = Signal::derive(move || norms.with(|n| ratio_or_pending(n)));
+    // Linked: the block's factor in the formula (lights the residual switch and the
+    // strip), or a layer of the strip (fills the formula in down to it).
+    let linked: LinkSignal = RwSignal::new(None);
+    let layer = RwSignal::new(None::<usize>);
+    let on_cell = Callback::new(move |cell: Option<(usize, usize)>| {
+        layer.set(cell.map(|(_, l)| l));
+        let residual = model.shape.with_untracked(|s| s.wiring.residual);
+        linked.set(cell.map(|_| if residual { "identity" } else { "block" }));
+    });
+    let live = Signal::derive(move || {
+        norms.with(|n| match layer.get().and_then(|l| layer_formula(n, l)) {
+            Some(text) => text,
+            None if n.is_empty() => "The stack is still being computed.".to_string(),
+            None => format!(
+                "Backpropagation multiplies one factor per block, {} here, {} times: bottom over top = {}. Point at a layer of the strip to see the product down to it.",
+                if model.shape.with(|s| s.wiring.residual) { "I + F′(x)" } else { "F′(x)" },
+                n.len().saturating_sub(1),
+                number_or_f64_limit(ratio.get())
+            ),
+        })
+    });
     let which = move || {
         if model.weights.get() {
             "weight"
@@ -138,13 +192,23 @@ pub fn GradientFlowFigure(
         }
     };
     view! {
-        <Figure id="gradient-flow" on_screen=on_screen verdict=verdict caption=caption summary=summary csv=csv
+        <Figure id="gradient-flow" linked=linked on_screen=on_screen verdict=verdict caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["norm", "grad", "rho", "gain", "sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
-                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 />
+                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 on_cell=on_cell />
             </div>
             <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
+            <LinkedFormula linked=linked terms=&["identity", "block"] live=live>
+                <p class="term-line">"Each block multiplies the gradient on its way down by "
+                    <span class="term" data-term="identity" tabindex="0" role="button"
+                        aria-label="the residual block's factor I + F′(x): lights the residual switch and the strip">"I + F′(x)"</span>
+                    " with the residual (the identity path), by "
+                    <span class="term" data-term="block" tabindex="0" role="button"
+                        aria-label="the plain block's factor F′(x): lights the residual switch and the strip">"F′(x)"</span>
+                    " alone without it."
+                </p>
+            </LinkedFormula>
             <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 max_width=760.0 />
             <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=number_or_f64_limit />
@@ -152,7 +216,27 @@ pub fn GradientFlowFigure(
                 <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
                 <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
             </div>
-            {show_controls.then(|| view! { <LazySteps id="gradient-flow" steps=&STEPS /> })}
+            {show_controls.then(|| view! { <LazySteps id="gradient-flow" asks=&ASKS /> })}
         </Figure>
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_layer_is_the_top_times_the_factors_down_to_it() {
+        let norms = [0.5, 1.0, 4.0];
+        assert_eq!(
+            layer_formula(&norms, 0).as_deref(),
+            Some("Layer 0: ‖g₀‖ = 0.500 = ‖g₂‖ × ∏ of 2 per-block factors = 4.00 × 0.125 (each factor between 0.250 and 0.500).")
+        );
+        assert_eq!(
+            layer_formula(&norms, 2).as_deref(),
+            Some("Layer 2, the top: ‖g₂‖ = 4.00, where backpropagation starts.")
+        );
+        assert_eq!(layer_formula(&norms, 3), None);
+        assert_eq!(layer_formula(&[], 0), None);
     }
 }

@@ -3,16 +3,24 @@
 
 use crate::widgets::{Decide, Measure, Prediction, Step};
 
+/// What each step asks, on its own: the page shows these before the steps' module
+/// (which holds the rest of the table) has arrived.
+pub const ASKS: [&str; 3] = [
+    "Turn the residual connections off, with no LayerNorm, and set the depth to 8 blocks.",
+    "Raise the depth to 64 blocks, still without residuals.",
+    "Turn the residual connections on, with pre-norm.",
+];
+
 /// The steps of `gradient-flow`.
 pub static STEPS: [Step; 3] = [
     Step {
-        ask: "Turn the residual connections off, with no LayerNorm, and set the depth to 8 blocks.",
+        ask: ASKS[0],
         to: &[("res", "0"), ("norm", "none"), ("depth", "8")],
         see: "8 blocks without residuals: the gradient reaching layer 0 is {r:grad-ratio} of the top layer's. {verdict}",
         predict: None,
     },
     Step {
-        ask: "Raise the depth to 64 blocks, still without residuals.",
+        ask: ASKS[1],
         to: &[("depth", "64")],
         see: "At 64 blocks bottom over top is {r:grad-ratio} (it {change:grad-ratio}). {verdict}",
         predict: Some(Prediction {
@@ -33,7 +41,7 @@ pub static STEPS: [Step; 3] = [
         }),
     },
     Step {
-        ask: "Turn the residual connections on, with pre-norm.",
+        ask: ASKS[2],
         to: &[("res", "1"), ("norm", "pre")],
         see: "With the identity path x + F(LN(x)) bottom over top is {r:grad-ratio}. {verdict}",
         predict: None,

@@ -68,14 +68,15 @@ pub fn fill_text(
     let _ = ctx.fill_text(text, x, y);
 }
 
-/// Draws `spec` on `canvas` at the given CSS size.
+/// Draws `spec` on `canvas` at the given CSS size; returns the plot area in CSS pixels
+/// from the canvas's corner (left, top, right, bottom).
 pub fn draw_chart(
     canvas: &HtmlCanvasElement,
     spec: &ChartSpec,
     palette: &Palette,
     css_w: f64,
     css_h: f64,
-) -> Result<(), String> {
+) -> Result<super::legend::PixelRect, String> {
     let ctx = canvas
         .get_context("2d")
         .ok()
@@ -312,7 +313,12 @@ pub fn draw_chart(
         dpr,
     );
     root.present().map_err(|e| err(&e))?;
-    Ok(())
+    Ok((
+        plot_left / dpr,
+        plot_top / dpr,
+        plot_right / dpr,
+        plot_bottom / dpr,
+    ))
 }
 
 /// The legend's entries: every labelled mark, in order, with its swatch.
