@@ -41,6 +41,39 @@ pub async fn yield_to_browser() {
     }
 }
 
+/// A copy of `source` for a heavy computation to read: it follows `source` in a task of
+/// its own when `later(&value)` holds (so the input's task only moves the control, and the
+/// computation and its drawing run in the next one: two tasks, each under the 50 ms
+/// budget, instead of one over it), at once otherwise. Also whether the copy is still
+/// behind (for `aria-busy`). Only the newest value is ever applied.
+pub fn follow_in_own_task<T>(source: Memo<T>, later: fn(&T) -> bool) -> (Signal<T>, Signal<bool>)
+where
+    T: Clone + PartialEq + Send + Sync + 'static,
+{
+    let copy = RwSignal::new(source.get_untracked());
+    let newest = StoredValue::new(0_u64);
+    Effect::new(move |_| {
+        let value = source.get();
+        if copy.with_untracked(|c| *c == value) {
+            return;
+        }
+        let ticket = newest.get_value() + 1;
+        newest.set_value(ticket);
+        if later(&value) {
+            leptos::task::spawn_local(async move {
+                yield_to_browser().await;
+                if newest.try_get_value() == Some(ticket) {
+                    copy.set(value);
+                }
+            });
+        } else {
+            copy.set(value);
+        }
+    });
+    let behind = Signal::derive(move || source.with(|s| copy.with(|c| c != s)));
+    (copy.into(), behind)
+}
+
 /// Runs `task` at once, up to its first `.await` that must wait, and hands what is left to
 /// the browser's task queue (`spawn_local`) only then. Work that an input asked for
 /// starts in the effect that saw the input, not one hop of the event loop later (about

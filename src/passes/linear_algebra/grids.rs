@@ -34,7 +34,11 @@ pub fn blocked_grid(m: &DMatrix<f64>, block: usize, by_columns: bool) -> Grid {
 
 /// A diverging scale symmetric about zero that spans `m`.
 pub fn symmetric_scale(m: &DMatrix<f64>) -> ColorScale {
-    let top = m.iter().fold(0.0_f64, |a, x| a.max(x.abs())).max(1e-12);
+    let top = m
+        .as_slice()
+        .iter()
+        .fold(0.0_f64, |a, x| a.max(x.abs()))
+        .max(1e-12);
     ColorScale {
         map: ColorMap::Diverging,
         min: -top,

@@ -18,6 +18,7 @@ use crate::math::rank::{
 use crate::state::choices::{DTYPES, LORA_SHAPES, SHOWN_MATRICES, TARGETS};
 use crate::state::Params;
 use crate::state::UrlState;
+use crate::widgets::timing::follow_in_own_task;
 use crate::widgets::worker::use_worker_answer;
 
 /// Most tokens of Pass 3.
@@ -26,6 +27,9 @@ pub const MAX_N: usize = 256;
 /// Most tokens of the multi-head figure: its small multiples are ~150 px wide, so more
 /// tokens add no visible detail, only cost (n = 256 with 8 heads took 80 ms a change).
 pub const MULTI_HEAD_MAX_N: usize = 64;
+
+/// Above this many tokens a change of n computes Pass 3's matrices in a task of its own.
+pub const HEAVY_N: usize = 128;
 
 /// (d_out, d_in) of the LoRA calculator's matrix: a preset's, or the custom fields'.
 pub fn lora_shape(p: &Params) -> (u64, u64) {
@@ -51,6 +55,9 @@ pub struct LinearAlgebraModel {
     /// Set while `low-rank-target` is on screen (its worker job is sent only then).
     pub target_on_screen: RwSignal<bool>,
     pub scores: Memo<ScoreRank>,
+    /// The scores have not caught up with the controls yet (n > [`HEAVY_N`]: computed in
+    /// the task after the input's).
+    pub scores_behind: Signal<bool>,
     /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
     pub attention: Memo<Option<Spectrum>>,
     pub k: Memo<usize>,
@@ -79,16 +86,26 @@ impl LinearAlgebraModel {
         let seed = Memo::new(move |_| p.tracked(|p| p.int("rseed")).max(0) as u64);
         let show_a = Memo::new(move |_| p.tracked(|p| p.chosen("rshow", &SHOWN_MATRICES)));
         let score_on_screen = RwSignal::new(false);
+        // Above 128 tokens the scores (and the heatmap drawn from them) take a task of
+        // their own, after the one that moved the control.
+        let score_inputs = Memo::new(move |_| (seed.get(), n.get(), d_k.get()));
+        let (score_for, scores_behind) = follow_in_own_task(score_inputs, |&(_, n, _)| n > HEAVY_N);
         let scores = Memo::new(move |prev: Option<&ScoreRank>| match prev {
             Some(prev) if !score_on_screen.get() => prev.clone(),
-            _ => score_rank(seed.get(), n.get(), d_k.get()),
+            _ => {
+                let (seed, n, d_k) = score_for.get();
+                score_rank(seed, n, d_k)
+            }
         });
         let k = Memo::new(move |_| (p.tracked(|p| p.int("rk")).max(1) as usize).min(n.get()));
         // Memos over single keys first: a heavy memo that read the whole URL state would
         // recompute whenever any control on the page moved.
         let target_id = state.choice("target");
+        let target_inputs = Memo::new(move |_| (target_id.get(), seed.get(), n.get()));
+        let (target_for, _) = follow_in_own_task(target_inputs, |&(_, _, n)| n > HEAVY_N);
         let target = Memo::new(move |_| {
-            target_pattern((TARGETS.value_of(target_id.get()))(seed.get()), n.get())
+            let (id, seed, n) = target_for.get();
+            target_pattern((TARGETS.value_of(id))(seed), n)
         });
         let attention = use_worker_answer(
             move || Job::AttentionSpectrum {
@@ -179,6 +196,7 @@ impl LinearAlgebraModel {
             heads_on_screen,
             target_on_screen,
             scores,
+            scores_behind,
             attention,
             k,
             target,

@@ -96,27 +96,32 @@ pub fn ScoreRankFigure(
     model: LinearAlgebraModel,
     #[prop(default = true)] show_controls: bool,
 ) -> impl IntoView {
-    let shown = Memo::new(move |_| {
+    // The matrix shown, read in place (a 256×256 matrix is half a megabyte: never copied
+    // for the drawing's sake), its grid and its scale each computed once per change.
+    let shown = move |f: &dyn Fn(&nalgebra::DMatrix<f64>) -> Grid| {
+        model
+            .scores
+            .with(|r| if model.show_a.get() { f(&r.a) } else { f(&r.s) })
+    };
+    let grid = Memo::new(move |_| shown(&Grid::from_matrix));
+    let scale = Memo::new(move |_| {
         model.scores.with(|r| {
             if model.show_a.get() {
-                r.a.clone()
+                let top =
+                    r.a.as_slice()
+                        .iter()
+                        .copied()
+                        .fold(0.0, f64::max)
+                        .max(1e-12);
+                ColorScale {
+                    map: ColorMap::Sequential,
+                    min: 0.0,
+                    max: top,
+                }
             } else {
-                r.s.clone()
+                symmetric_scale(&r.s)
             }
         })
-    });
-    let grid = Memo::new(move |_| shown.with(Grid::from_matrix));
-    let scale = Signal::derive(move || {
-        if model.show_a.get() {
-            let top = shown.with(|m| m.max()).max(1e-12);
-            ColorScale {
-                map: ColorMap::Sequential,
-                min: 0.0,
-                max: top,
-            }
-        } else {
-            shown.with(symmetric_scale)
-        }
     });
     let name = move || if model.show_a.get() { "A" } else { "S" };
     let rank_a = move || model.attention.with(|a| a.as_ref().map(|a| a.rank));
@@ -132,16 +137,9 @@ pub fn ScoreRankFigure(
         })
     });
     let describe = Callback::new(move |(i, j): (usize, usize)| {
-        shown.with_untracked(|m| {
-            if i < m.nrows() && j < m.ncols() {
-                format!(
-                    "row {i}, column {j}: {} = {}",
-                    name(),
-                    format_number(m[(i, j)], 4)
-                )
-            } else {
-                String::new()
-            }
+        grid.with_untracked(|g| match g.get(i, j) {
+            Some(v) => format!("row {i}, column {j}: {} = {}", name(), format_number(v, 4)),
+            None => String::new(),
         })
     });
     // Linked: the bound's term, or a singular value under the pointer.
@@ -316,7 +314,7 @@ pub fn ScoreRankFigure(
                     </LinkedFormula>
                 </div>
             </div>
-            <div class="readouts" aria-busy=move || (model.attention.with(|a| a.is_none()) && model.score_on_screen.get()).to_string()>
+            <div class="readouts" aria-busy=move || ((model.attention.with(|a| a.is_none()) || model.scores_behind.get()) && model.score_on_screen.get()).to_string()>
                 <Readout name="rank-s" label="rank S" value=Signal::derive(move || model.scores.with(|r| r.rank_s as f64)) format=whole />
                 <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.rank as f64).unwrap_or(f64::NAN))) format=pending_whole />
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
