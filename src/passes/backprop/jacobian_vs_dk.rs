@@ -190,7 +190,7 @@ pub fn JacobianVsDkFigure(
     view! {
         <Figure id="jacobian-vs-dk" caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=more_keys show_controls=show_controls>
-            <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 max_width=640.0 />
+            <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 />
             <div class="readouts">
                 <Readout name="mean-with" label="mean ‖J‖_F at dₖ, ÷√dₖ" value=at_dk(true) />
                 <Readout name="mean-without" label="mean ‖J‖_F at dₖ, no division" value=at_dk(false) />

@@ -168,7 +168,7 @@ pub fn LowRankFigure(
                 </div>
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
-            <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", pending_or(error.get(), 3))) aspect=0.45 max_width=640.0 />
+            <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", pending_or(error.get(), 3))) aspect=0.45 />
             <div class="readouts" aria-busy=move || (model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get()).to_string()>
                 <Readout name="rel-error" label="relative error at k" value=error format=pending_four_digits />
             </div>

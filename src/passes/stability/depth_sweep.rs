@@ -154,7 +154,7 @@ pub fn DepthSweepFigure(
     view! {
         <Figure id="depth-sweep" on_screen=on_screen caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
-            <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 max_width=760.0 />
+            <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 />
             <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>
                 {SWEEP_READOUTS.iter().enumerate().map(|(i, name)| {
                     let label = ["no residual, no norm (L = 128)", "post-norm (L = 128)", "pre-norm (L = 128)", "residual, no norm (L = 128)"][i];

@@ -119,13 +119,13 @@ pub fn GradientAbFigure(
             controls=controls more=more more_keys=&["ares", "anorm", "bres", "bnorm", "grad"] show_controls=show_controls>
             <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
             <div class="strip">
-                <Heatmap name="strip-a" grid=ga scale=STRIP_SCALE describe=describe_layer(run_a.result, model.weights) summary=Signal::derive(move || format!("Strip A, bottom over top {}.", number_or_f64_limit(ra.get()))) max_width=760.0 height=32.0 />
+                <Heatmap name="strip-a" grid=ga scale=STRIP_SCALE describe=describe_layer(run_a.result, model.weights) summary=Signal::derive(move || format!("Strip A, bottom over top {}.", number_or_f64_limit(ra.get()))) max_width=1200.0 height=32.0 />
             </div>
             <p class="panel-label">{move || format!("B: {}", label_b.get())}</p>
             <div class="strip">
-                <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", number_or_f64_limit(rb.get()))) max_width=760.0 height=32.0 />
+                <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", number_or_f64_limit(rb.get()))) max_width=1200.0 height=32.0 />
             </div>
-            <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 max_width=760.0 />
+            <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 />
             <div class="readouts" aria-busy=move || (run_a.busy.get() || run_b.busy.get()).to_string() data-source=move || source_of(&[run_a, run_b])>
                 <Readout name="grad-ratio-a" label="A: bottom / top" value=ra format=number_or_f64_limit />
                 <Readout name="grad-ratio-b" label="B: bottom / top" value=rb format=number_or_f64_limit />

@@ -196,7 +196,7 @@ pub fn GradientFlowFigure(
             controls=controls more=more more_keys=&["norm", "grad", "rho", "gain", "sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
-                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=760.0 height=40.0 on_cell=on_cell />
+                <Heatmap name="gradient-strip" grid=grid scale=STRIP_SCALE describe=describe_layer(run.result, model.weights) summary=summary max_width=1200.0 height=40.0 on_cell=on_cell />
             </div>
             <ColorBar scale=STRIP_SCALE label="log₁₀ of the gradient norm (dark = vanished; empty = overflow)" />
             <LinkedFormula linked=linked terms=&["identity", "block"] live=live>
@@ -209,7 +209,7 @@ pub fn GradientFlowFigure(
                     " alone without it."
                 </p>
             </LinkedFormula>
-            <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 max_width=760.0 />
+            <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 />
             <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=number_or_f64_limit />
                 <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map_or(f64::NAN, |(d, _)| *d as f64))) format=pending_whole />

@@ -33,7 +33,9 @@ pub fn Chart(
     /// Height as a fraction of width (clamped to 200–360 px).
     #[prop(default = 0.6)]
     aspect: f64,
-    #[prop(default = 760.0)] max_width: f64,
+    /// Largest CSS width: by default the chart fills the width its card gives it.
+    #[prop(default = 1200.0)]
+    max_width: f64,
     /// Told the data point (x, y) under the pointer, or `None` off the plot (a tap on a
     /// touch screen counts), for a linked formula.
     #[prop(optional)]
