@@ -153,7 +153,7 @@ fn disconnect_on_cleanup<F: ?Sized + 'static>(
 
 thread_local! {
     /// Whether the page is being printed, created with its listeners on first use.
-    static PRINTING: std::cell::Cell<Option<RwSignal<bool>>> = const { std::cell::Cell::new(None) };
+    static PRINTING: std::cell::RefCell<Option<ArcRwSignal<bool>>> = const { std::cell::RefCell::new(None) };
 }
 
 /// True from the moment the page is about to be printed (`beforeprint`, or the print
@@ -161,19 +161,30 @@ thread_local! {
 /// (`afterprint`, or the query no longer matching): content put in only near the screen
 /// goes in whole then. One signal and one set of listeners for the page.
 pub fn use_printing() -> Signal<bool> {
-    if let Some(printing) = PRINTING.with(|p| p.get()) {
+    if let Some(printing) = PRINTING.with_borrow(|p| p.clone()) {
         return printing.into();
     }
-    // Not owned by any component: the page's only print signal lives as long as the page.
-    let printing = RwSignal::new(false);
-    PRINTING.with(|p| p.set(Some(printing)));
-    let set = move |on: bool| {
-        if printing.get_untracked() != on {
-            printing.set(on);
+    // Reference-counted, not owned by the component that asked first: the page's only
+    // print signal outlives any one component (an owned one was disposed with the first
+    // component that asked, and every later reader panicked).
+    let printing = ArcRwSignal::new(false);
+    PRINTING.with_borrow_mut(|p| *p = Some(printing.clone()));
+    let set = {
+        let printing = printing.clone();
+        move |on: bool| {
+            if printing.get_untracked() != on {
+                printing.set(on);
+            }
         }
     };
-    let before = Closure::<dyn FnMut()>::new(move || set(true));
-    let after = Closure::<dyn FnMut()>::new(move || set(false));
+    let before = {
+        let set = set.clone();
+        Closure::<dyn FnMut()>::new(move || set(true))
+    };
+    let after = {
+        let set = set.clone();
+        Closure::<dyn FnMut()>::new(move || set(false))
+    };
     let _ =
         window().add_event_listener_with_callback("beforeprint", before.as_ref().unchecked_ref());
     let _ = window().add_event_listener_with_callback("afterprint", after.as_ref().unchecked_ref());
