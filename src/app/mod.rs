@@ -17,7 +17,7 @@ use leptos::prelude::*;
 
 use crate::state::registry::{figure_info, pass, PASSES};
 use crate::state::{Params, UrlState};
-use crate::widgets::location::scroll_to_fragment;
+use crate::widgets::location::{fragment_id, scroll_to_fragment};
 
 /// The figure `step=` applies to: the embedded one, or on the page the figure (or the
 /// main figure of the pass) the address's fragment names, else the first figure.
@@ -25,8 +25,8 @@ fn figure_at_step(embed: Option<&'static str>) -> &'static str {
     if let Some(figure) = embed {
         return figure;
     }
-    let hash = window().location().hash().unwrap_or_default();
-    let named = hash.trim_start_matches('#');
+    let named = fragment_id().unwrap_or_default();
+    let named = named.as_str();
     figure_info(named)
         .map(|f| f.id)
         .or_else(|| pass(named).and_then(|p| p.figures.first()).map(|f| f.id))

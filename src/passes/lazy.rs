@@ -27,7 +27,7 @@ use leptos::prelude::*;
 
 use crate::state::registry::{pass, PassInfo};
 use crate::state::use_url_state;
-use crate::widgets::location::{is_at_fragment, scroll_to_fragment};
+use crate::widgets::location::{fragment_id, is_at_fragment, scroll_to_fragment};
 use crate::widgets::observers::{observe_near_screen, use_printing};
 use crate::widgets::PassHeading;
 
@@ -157,14 +157,6 @@ pub fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
         </p>
     }
     .into_any()
-}
-
-/// The id the address's fragment names (`#<id>`), if any.
-fn fragment_id() -> Option<String> {
-    let hash = window().location().hash().ok()?;
-    hash.strip_prefix('#')
-        .filter(|id| !id.is_empty())
-        .map(str::to_string)
 }
 
 /// Whether the address's fragment names `pass` (its section, or one of its figures): a

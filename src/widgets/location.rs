@@ -23,15 +23,21 @@ pub fn scroll_to_fragment() {
     }
 }
 
-/// The element the address's fragment (`#id`) names, if it is on the page.
-fn fragment_target() -> Option<web_sys::Element> {
+/// The id the address's fragment names (`#id`, percent-decoded), if any.
+pub fn fragment_id() -> Option<String> {
     let hash = window().location().hash().unwrap_or_default();
     let id = hash.strip_prefix('#').filter(|id| !id.is_empty())?;
-    let id = js_sys::decode_uri_component(id)
-        .ok()
-        .and_then(|s| s.as_string())
-        .unwrap_or_else(|| id.to_string());
-    document().get_element_by_id(&id)
+    Some(
+        js_sys::decode_uri_component(id)
+            .ok()
+            .and_then(|s| s.as_string())
+            .unwrap_or_else(|| id.to_string()),
+    )
+}
+
+/// The element the address's fragment (`#id`) names, if it is on the page.
+fn fragment_target() -> Option<web_sys::Element> {
+    document().get_element_by_id(&fragment_id()?)
 }
 
 /// Whether the page stands at its fragment's target: the target's top at the top of the
