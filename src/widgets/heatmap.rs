@@ -11,7 +11,7 @@ use web_sys::{CanvasRenderingContext2d, HtmlCanvasElement, ImageData};
 use super::canvas::{fit_canvas, mark_drawn};
 use super::colormap::{rgba_buffer, ColorScale};
 use super::format::tick_label;
-use super::observers::{use_drawable, use_element_width};
+use super::observers::use_element_width;
 use super::palette::use_palette;
 use super::palette::{css_rgb, Palette};
 use super::timing::now_ms;
@@ -309,13 +309,8 @@ pub fn Heatmap(
         });
         mark_drawn(canvas, started);
     };
-    let drawable = use_drawable(wrapper);
-    // The matrix changed: recolour the offscreen image and put it on screen, in one go
-    // (off the screen: once it comes near).
+    // The matrix changed: recolour the offscreen image and put it on screen, in one go.
     Effect::new(move |_| {
-        if !drawable.get() {
-            return;
-        }
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
@@ -329,9 +324,6 @@ pub fn Heatmap(
         palette.track();
         if let Some(lit) = lit {
             lit.track();
-        }
-        if !drawable.get_untracked() {
-            return;
         }
         let Some(canvas) = canvas_ref.get() else {
             return;

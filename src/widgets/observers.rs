@@ -113,25 +113,6 @@ where
     });
 }
 
-/// How near the viewport a canvas keeps redrawing (a CSS margin): far enough that a
-/// reader scrolling finds it drawn, near enough that a figure two screens away does not
-/// redraw while another figure sharing its keys animates.
-const DRAW_MARGIN: &str = "200px 0px";
-
-/// True while `node` is within [`DRAW_MARGIN`] of the viewport, or the page is being
-/// printed: a canvas skips its redraws while false and catches up as it comes near. True
-/// at first, so that every canvas draws once when it is built.
-pub fn use_drawable<E>(node: NodeRef<E>) -> Signal<bool>
-where
-    E: leptos::html::ElementType,
-    E::Output: JsCast + Clone + 'static,
-{
-    let near = RwSignal::new(true);
-    observe_near_screen(node, near, DRAW_MARGIN);
-    let printing = use_printing();
-    Signal::derive(move || near.get() || printing.get())
-}
-
 /// Runs `f` each time the page finishes loading fonts (`loadingdone` on `document.fonts`),
 /// until the current owner is cleaned up: text set in a web font changes size then.
 pub fn on_fonts_loaded(f: impl Fn() + 'static) {

@@ -9,7 +9,7 @@ use leptos::html::{Canvas, Div};
 use leptos::prelude::*;
 
 use crate::widgets::canvas::mark_drawn;
-use crate::widgets::observers::{use_drawable, use_element_width};
+use crate::widgets::observers::use_element_width;
 use crate::widgets::palette::use_palette;
 use crate::widgets::timing::now_ms;
 
@@ -47,12 +47,7 @@ pub fn Chart(
     let palette = use_palette();
     let (problem, set_problem) = signal(None::<String>);
     let plot = StoredValue::new(None::<legend::PixelRect>);
-    let drawable = use_drawable(wrapper);
     Effect::new(move |_| {
-        // Off the screen: no redraw now; this effect runs again as the chart comes near.
-        if !drawable.get() {
-            return;
-        }
         let started = now_ms();
         let colours = palette.get();
         let w = width.get().min(max_width).max(120.0);
