@@ -28,19 +28,12 @@ test('the course page on another origin: every iframe ends at its figure\'s heig
   assert.equal(frames.length, 3, 'three embedded figures');
   const expected = ['jacobian', 'memory-vs-context', 'gradient-flow'];
   for (const [i, element] of frames.entries()) {
-    // Scrolled to, the lazy iframe loads its figure. On a loaded machine the frame can
-    // still be the iframe's first, empty document when asked for: ask again then.
-    let frame;
-    for (let attempt = 0; ; attempt++) {
-      await element.evaluate((f) => f.scrollIntoView({ block: 'start' }));
-      frame = await element.contentFrame();
-      try {
-        await frame.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 30000 });
-        break;
-      } catch (e) {
-        if (attempt === 1) throw new Error(`${expected[i]}: no figure drew in its iframe (${frame.url()}): ${e.message.split('\n')[0]}`);
-      }
-    }
+    // Scrolled to, the lazy iframe loads its figure.
+    await element.evaluate((f) => f.scrollIntoView({ block: 'start' }));
+    const frame = await element.contentFrame();
+    await frame.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 30000 }).catch((e) => {
+      throw new Error(`${expected[i]}: no figure drew in its iframe (${frame.url()}): ${e.message.split('\n')[0]}`);
+    });
     await frame.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
     assert.equal(await frame.$eval('[data-figure]', (f) => f.dataset.figure), expected[i]);
     assert.ok(frame.url().startsWith(env.site.url), `the figure comes from the site's origin: ${frame.url()}`);

@@ -348,6 +348,7 @@ mod tests {
     #[test]
     fn an_entry_is_written_out_with_its_own_numbers() {
         let p = [0.21, 0.79];
+        // Test only: (0, 0) and (0, 1) are inside p, so the entry's formula exists.
         let (text, v) = jacobian_entry_formula(&p, 0, 0).expect("inside p");
         assert_eq!(text, "J₀₀ = p₀(1 − p₀) = 0.210 × 0.790 = 0.166");
         assert!((v - 0.21 * 0.79).abs() < 1e-15);

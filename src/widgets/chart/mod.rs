@@ -142,6 +142,7 @@ mod tests {
             marks: vec![],
         };
         let area = (50.0, 10.0, 450.0, 210.0);
+        // Test only: (250, 110) lies inside the plot area, so there is a data point.
         let (x, y) = data_at(&spec, area, (250.0, 110.0)).expect("inside");
         assert!(
             (x - 1e4).abs() < 1e-6,
