@@ -73,6 +73,16 @@ function quantile(xs, q) {
 const env = await launch();
 const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
 const page = await context.newPage();
+// CPU_SLOWDOWN=3 runs the page's main thread three times slower (Chromium's CPU
+// throttling), as this machine is on a slow day: compare two builds under the same load.
+const CPU_SLOWDOWN = Number(process.env.CPU_SLOWDOWN ?? 1);
+async function slowDown(pg) {
+  if (CPU_SLOWDOWN > 1) {
+    await (await pg.context().newCDPSession(pg)).send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+  }
+}
+await slowDown(page);
+if (CPU_SLOWDOWN > 1) console.log(`(main thread slowed ${CPU_SLOWDOWN}× for this run)`);
 
 // First load: every response until every figure on the page at load has drawn and the
 // fonts are ready, without scrolling (Passes 2–4 are fetched when scrolled near).
@@ -274,6 +284,7 @@ if ('pass3 keys score-rank low-rank-target multi-head'.includes(ONLY)) {
   ]) {
     const ctx = await env.browser.newContext({ viewport });
     const pg = await ctx.newPage();
+    await slowDown(pg);
     await pg.goto(env.site.url + heavy + '#' + figures[0]);
     await pg.waitForSelector('[data-figure] canvas[data-draws]');
     await loadPasses(pg);

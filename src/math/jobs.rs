@@ -1,12 +1,13 @@
-//! Work that may leave the main thread: Pass 3's two big decompositions at n up to 256
-//! (the singular values of A = softmax(S), and the full SVD of a target pattern with its
-//! rank-k truncation). Pure: requests and answers are flat `f64` vectors so they cross a
+//! Work that may leave the main thread: Pass 3's matrices at n up to 256 (S, A =
+//! softmax(S) and σ(S); the singular values of A; the full SVD of a target pattern with
+//! its rank-k truncation). Pure: requests and answers are flat `f64` vectors so they cross a
 //! `postMessage` as one typed array, and [`respond`] is the whole worker. The same code
 //! runs inline where no worker can start (component tests), so both paths give the
 //! same bits.
 //!
 //! Request layout: `[id, kind, …arguments]`; answer: `[id, kind, …payload]`.
 
+use crate::math::rank::scores::{score_rank, ScoreRank};
 use crate::math::rank::{
     row_softmax, score_matrix, singular_values, target_pattern, token_matrix, Pattern, SortedSvd,
 };
@@ -16,6 +17,8 @@ use crate::math::rank::{
 pub enum Job {
     /// σ(A) for A = softmax(QKᵀ/√d_k), Q, K from [`token_matrix`] streams 1 and 2.
     AttentionSpectrum { seed: u64, n: usize, d_k: usize },
+    /// S = QKᵀ/√d_k, A = softmax(S) and σ(S) ([`score_rank`]).
+    Scores { seed: u64, n: usize, d_k: usize },
     /// σ(T) and the best rank-k approximation T_k of a target pattern.
     TargetApproximation {
         pattern: Pattern,
@@ -29,23 +32,33 @@ pub enum Job {
 /// its full SVD ≈ 1.1 ms in Chromium), less than a round trip to the worker costs.
 pub const INLINE_MAX_N: usize = 64;
 
+/// Tokens up to which S, A and σ(S) are computed on the page: a few milliseconds there
+/// (a matrix product and a thin QR). Above, their task could pass 50 ms on a slow day.
+pub const SCORES_INLINE_MAX_N: usize = 128;
+
 impl Job {
     /// Tokens n of the matrix the job decomposes.
     pub fn tokens(&self) -> usize {
         match self {
-            Job::AttentionSpectrum { n, .. } | Job::TargetApproximation { n, .. } => *n,
+            Job::AttentionSpectrum { n, .. }
+            | Job::Scores { n, .. }
+            | Job::TargetApproximation { n, .. } => *n,
         }
     }
 
     /// True when the job is small enough to answer within the input's own frame.
     pub fn runs_inline(&self) -> bool {
-        self.tokens() <= INLINE_MAX_N
+        match self {
+            Job::Scores { n, .. } => *n <= SCORES_INLINE_MAX_N,
+            _ => self.tokens() <= INLINE_MAX_N,
+        }
     }
 }
 
 /// Job kinds on the wire (also the channel each job travels on).
 pub const KIND_SPECTRUM: u32 = 1;
 pub const KIND_TARGET: u32 = 2;
+pub const KIND_SCORES: u32 = 3;
 
 fn pattern_code(p: Pattern) -> [f64; 2] {
     match p {
@@ -80,6 +93,7 @@ impl Job {
         match self {
             Job::AttentionSpectrum { .. } => KIND_SPECTRUM,
             Job::TargetApproximation { .. } => KIND_TARGET,
+            Job::Scores { .. } => KIND_SCORES,
         }
     }
 
@@ -90,6 +104,15 @@ impl Job {
                 vec![
                     id as f64,
                     KIND_SPECTRUM as f64,
+                    seed as f64,
+                    n as f64,
+                    d_k as f64,
+                ]
+            }
+            Job::Scores { seed, n, d_k } => {
+                vec![
+                    id as f64,
+                    KIND_SCORES as f64,
                     seed as f64,
                     n as f64,
                     d_k as f64,
@@ -122,6 +145,11 @@ impl Job {
                 n: size(*n).max(2),
                 d_k: size(*d_k),
             },
+            (KIND_SCORES, [seed, n, d_k]) => Job::Scores {
+                seed: *seed as u64,
+                n: size(*n),
+                d_k: size(*d_k),
+            },
             (KIND_TARGET, [code, seed, n, k]) => Job::TargetApproximation {
                 pattern: pattern_of(*code, *seed)?,
                 n: size(*n).max(2),
@@ -149,7 +177,8 @@ pub fn attention_spectrum(seed: u64, n: usize, d_k: usize) -> Vec<f64> {
 
 /// Answers one request: `[id, kind, …payload]`, or `[id, 0]` for a malformed request.
 ///
-/// Payloads: spectrum → σ(A) (n values); target → n, σ(T) (n values), T_k row-major (n²).
+/// Payloads: spectrum → σ(A) (n values); scores → [`ScoreRank::to_flat`]; target → n,
+/// σ(T) (n values), T_k row-major (n²).
 pub fn respond(request: &[f64], cache: &mut JobCache) -> Vec<f64> {
     let Some((id, job)) = Job::decode(request) else {
         return vec![request.first().copied().unwrap_or(0.0), 0.0];
@@ -157,6 +186,7 @@ pub fn respond(request: &[f64], cache: &mut JobCache) -> Vec<f64> {
     let mut out = vec![id as f64, job.kind() as f64];
     match job {
         Job::AttentionSpectrum { seed, n, d_k } => out.extend(attention_spectrum(seed, n, d_k)),
+        Job::Scores { seed, n, d_k } => out.extend(score_rank(seed, n, d_k).to_flat()),
         Job::TargetApproximation { pattern, n, k } => {
             let key = (pattern, n);
             if cache.target.as_ref().map(|(k, _)| *k) != Some(key) {
@@ -173,6 +203,14 @@ pub fn respond(request: &[f64], cache: &mut JobCache) -> Vec<f64> {
         }
     }
     out
+}
+
+/// Reads the payload of a scores answer (after `[id, kind]`) to `job`.
+pub fn decode_scores(job: &Job, payload: &[f64]) -> Option<ScoreRank> {
+    match *job {
+        Job::Scores { n, d_k, .. } => ScoreRank::from_flat(n, d_k, payload),
+        _ => None,
+    }
 }
 
 /// A decoded target answer: σ(T) and T_k.
@@ -211,8 +249,58 @@ mod tests {
     }
 
     #[test]
+    fn scores_run_inline_up_to_128_tokens() {
+        let scores = |n| Job::Scores {
+            seed: 1,
+            n,
+            d_k: 64,
+        };
+        assert!(scores(2).runs_inline() && scores(128).runs_inline());
+        assert!(!scores(129).runs_inline() && !scores(256).runs_inline());
+    }
+
+    #[test]
+    fn the_worker_scores_are_the_pages_scores_bit_for_bit() {
+        let mut cache = JobCache::default();
+        for (n, d_k) in [(2, 1), (20, 3), (40, 64)] {
+            let job = Job::Scores { seed: 5, n, d_k };
+            let out = respond(&job.encode(3), &mut cache);
+            assert_eq!(out[..2], [3.0, KIND_SCORES as f64]);
+            assert_eq!(decode_scores(&job, &out[2..]), Some(score_rank(5, n, d_k)));
+        }
+    }
+
+    #[test]
+    fn a_scores_payload_of_the_wrong_length_is_refused() {
+        let job = Job::Scores {
+            seed: 5,
+            n: 4,
+            d_k: 2,
+        };
+        let flat = score_rank(5, 4, 2).to_flat();
+        assert_eq!(flat.len(), 2 * 16 + 4);
+        assert_eq!(decode_scores(&job, &flat[1..]), None);
+        assert_eq!(
+            decode_scores(
+                &Job::Scores {
+                    seed: 5,
+                    n: 5,
+                    d_k: 2
+                },
+                &flat
+            ),
+            None
+        );
+    }
+
+    #[test]
     fn requests_round_trip() {
         for job in [
+            Job::Scores {
+                seed: 9,
+                n: 256,
+                d_k: 64,
+            },
             Job::AttentionSpectrum {
                 seed: 7,
                 n: 40,

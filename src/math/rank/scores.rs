@@ -8,8 +8,9 @@ use super::{
     score_singular_values_fast, token_matrix,
 };
 
-/// What `score-rank` computes on the main thread: S, A and the spectrum of S (cheap,
-/// through the thin-QR fast path). A's spectrum ([`Spectrum`]) comes from the worker.
+/// What `score-rank` shows of S: S, A and the spectrum of S (cheap, through the thin-QR
+/// fast path), computed on the page for small n and in the worker for large n. A's
+/// spectrum ([`Spectrum`]) comes from the worker.
 #[derive(Clone, Debug, PartialEq)]
 pub struct ScoreRank {
     pub n: usize,
@@ -36,6 +37,35 @@ pub fn score_rank(seed: u64, n: usize, d_k: usize) -> ScoreRank {
         s,
         a,
         sv_s,
+    }
+}
+
+impl ScoreRank {
+    /// Flat form, for a worker's answer: S and A column by column, then σ(S)
+    /// (2n² + n numbers).
+    pub fn to_flat(&self) -> Vec<f64> {
+        let mut flat = Vec::with_capacity(2 * self.n * self.n + self.sv_s.len());
+        flat.extend_from_slice(self.s.as_slice());
+        flat.extend_from_slice(self.a.as_slice());
+        flat.extend_from_slice(&self.sv_s);
+        flat
+    }
+
+    /// Reads [`ScoreRank::to_flat`] back for an n × n score matrix of inner dimension
+    /// `d_k` (the ranks computed from σ(S) as [`score_rank`] does); `None` unless `flat`
+    /// holds 2n² + n numbers.
+    pub fn from_flat(n: usize, d_k: usize, flat: &[f64]) -> Option<Self> {
+        let (s, rest) = flat.split_at_checked(n * n)?;
+        let (a, sv_s) = rest.split_at_checked(n * n)?;
+        (sv_s.len() == n).then(|| ScoreRank {
+            n,
+            d_k,
+            s: DMatrix::from_column_slice(n, n, s),
+            a: DMatrix::from_column_slice(n, n, a),
+            rank_s: numerical_rank(sv_s, n, n),
+            erank_s: effective_rank(sv_s),
+            sv_s: sv_s.to_vec(),
+        })
     }
 }
 

@@ -5,7 +5,7 @@
 use leptos::prelude::*;
 use nalgebra::DMatrix;
 
-use crate::math::jobs::{decode_target, Job, TargetAnswer};
+use crate::math::jobs::{decode_scores, decode_target, Job, TargetAnswer};
 use crate::math::rank::multi_head::HeadSplits;
 use crate::math::rank::scores::relative_errors;
 use crate::math::rank::scores::score_rank;
@@ -55,8 +55,7 @@ pub struct LinearAlgebraModel {
     /// Set while `low-rank-target` is on screen (its worker job is sent only then).
     pub target_on_screen: RwSignal<bool>,
     pub scores: Memo<ScoreRank>,
-    /// The scores have not caught up with the controls yet (n > [`HEAVY_N`]: computed in
-    /// the task after the input's).
+    /// The scores have not caught up with the controls yet (computed in the worker).
     pub scores_behind: Signal<bool>,
     /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
     pub attention: Memo<Option<Spectrum>>,
@@ -86,26 +85,42 @@ impl LinearAlgebraModel {
         let seed = Memo::new(move |_| p.tracked(|p| p.int("rseed")).max(0) as u64);
         let show_a = Memo::new(move |_| p.tracked(|p| p.chosen("rshow", &SHOWN_MATRICES)));
         let score_on_screen = RwSignal::new(false);
-        // Above 128 tokens the scores (and the heatmap drawn from them) take a task of
-        // their own, after the one that moved the control.
-        let score_inputs = Memo::new(move |_| (seed.get(), n.get(), d_k.get()));
-        let (score_for, scores_behind) = follow_in_own_task(score_inputs, |&(_, n, _)| n > HEAVY_N);
-        let scores = Memo::new(move |prev: Option<&ScoreRank>| match prev {
-            Some(prev) if !score_on_screen.get() => prev.clone(),
-            _ => {
-                let (seed, n, d_k) = score_for.get();
-                score_rank(seed, n, d_k)
-            }
+        // S, A and σ(S): on the page up to 128 tokens, in the worker above (their task could
+        // pass 50 ms there on a slow day).
+        let score_answer = use_worker_answer(
+            move || Job::Scores {
+                seed: seed.get(),
+                n: n.get(),
+                d_k: d_k.get(),
+            },
+            decode_scores,
+            score_on_screen,
+        );
+        // The latest answer, or the last one shown while a newer one is computed (nothing
+        // flickers); before any answer, computed here once, so no number shown is a
+        // placeholder.
+        let scores = Memo::new(move |prev: Option<&ScoreRank>| {
+            score_answer
+                .get()
+                .or_else(|| prev.cloned())
+                .unwrap_or_else(|| score_rank(seed.get(), n.get(), d_k.get()))
         });
+        let scores_behind = Signal::derive(move || score_answer.with(Option::is_none));
         let k = Memo::new(move |_| (p.tracked(|p| p.int("rk")).max(1) as usize).min(n.get()));
         // Memos over single keys first: a heavy memo that read the whole URL state would
         // recompute whenever any control on the page moved.
         let target_id = state.choice("target");
         let target_inputs = Memo::new(move |_| (target_id.get(), seed.get(), n.get()));
         let (target_for, _) = follow_in_own_task(target_inputs, |&(_, _, n)| n > HEAVY_N);
-        let target = Memo::new(move |_| {
-            let (id, seed, n) = target_for.get();
-            target_pattern((TARGETS.value_of(id))(seed), n)
+        let target_on_screen = RwSignal::new(false);
+        // Off the screen a change waits (a random pattern at 256 tokens is a softmax of
+        // 65,536 draws): what was computed last stays until the figure comes near.
+        let target = Memo::new(move |prev: Option<&DMatrix<f64>>| match prev {
+            Some(prev) if !target_on_screen.get() => prev.clone(),
+            _ => {
+                let (id, seed, n) = target_for.get();
+                target_pattern((TARGETS.value_of(id))(seed), n)
+            }
         });
         let attention = use_worker_answer(
             move || Job::AttentionSpectrum {
@@ -121,7 +136,6 @@ impl LinearAlgebraModel {
             },
             score_on_screen,
         );
-        let target_on_screen = RwSignal::new(false);
         let target_answer = use_worker_answer(
             move || Job::TargetApproximation {
                 pattern: (TARGETS.value_of(target_id.get()))(seed.get()),
