@@ -47,7 +47,11 @@ fn start_worker(client: &mut Client) {
     };
     let on_message =
         Closure::<dyn FnMut(web_sys::MessageEvent)>::new(|ev: web_sys::MessageEvent| {
-            let answer = js_sys::Float64Array::new(&ev.data()).to_vec();
+            // The worker's Float64Array as it arrived (copied once, into wasm memory).
+            let answer = match ev.data().dyn_into::<js_sys::Float64Array>() {
+                Ok(array) => array.to_vec(),
+                Err(other) => js_sys::Float64Array::new(&other).to_vec(),
+            };
             if answer == READY {
                 worker_ready();
             } else {
