@@ -10,7 +10,7 @@ use leptos::html::Div;
 use leptos::prelude::*;
 
 use crate::widgets::observers::{
-    observe_near_screen, on_fonts_loaded, on_resize_of_self_or_child, use_printing,
+    observe_near_screen, on_fonts_loaded, use_element_width, use_printing,
 };
 
 /// What a formula wider than its column says when it takes the keyboard focus.
@@ -59,20 +59,19 @@ pub fn Formula(
     // A display formula wider than its column scrolls sideways (on a phone most do). A
     // scrolling region must be reachable by keyboard to be scrolled without a pointer, so
     // then, and only then, it takes the focus, with a name saying why.
+    let width = use_element_width(node, 0.0);
     let scrolls = RwSignal::new(false);
-    // Measured when the column or the typeset formula changes size (the formula does when
-    // KaTeX's fonts arrive), after layout: the widths are read without forcing a layout
-    // (reading them on every change of the page cost tens of milliseconds a key press).
     let measure = move || {
         if let Some(el) = node.get_untracked() {
-            let wider = el.scroll_width() > el.client_width() + 1;
-            if scrolls.try_get_untracked().is_some_and(|now| now != wider) {
-                scrolls.try_set(wider);
-            }
+            scrolls.try_set(el.scroll_width() > el.client_width() + 1);
         }
     };
-    on_resize_of_self_or_child(node, shown, measure);
-    // A font arriving can widen the formula without resizing either box.
+    Effect::new(move |_| {
+        width.get();
+        shown.get();
+        measure();
+    });
+    // The column does not change width when KaTeX's fonts arrive, but the formula does.
     on_fonts_loaded(measure);
     let pending_label = StoredValue::new(tex_of(markup));
     view! {

@@ -2,7 +2,6 @@
 //! is near the screen (IntersectionObserver), and web fonts arriving. Each disconnects
 //! itself when its owner is cleaned up.
 
-use leptos::html::Div;
 use leptos::prelude::*;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
@@ -59,26 +58,6 @@ where
         }
     });
     width
-}
-
-/// Runs `f` whenever `node` or its first child element changes size (a ResizeObserver),
-/// observing afresh each time `track` changes (content put in). A ResizeObserver's notice
-/// comes after layout, so `f` can read sizes without forcing a layout of its own.
-pub fn on_resize_of_self_or_child(node: NodeRef<Div>, track: Memo<bool>, f: impl Fn() + 'static) {
-    let f = std::rc::Rc::new(f);
-    Effect::new(move |_| {
-        track.track();
-        let Some(el) = node.get() else { return };
-        let f = f.clone();
-        let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |_: js_sys::Array| f());
-        if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
-            observer.observe(&el);
-            if let Some(child) = el.first_element_child() {
-                observer.observe(&child);
-            }
-            disconnect_on_cleanup(move || observer.disconnect(), callback);
-        }
-    });
 }
 
 /// Keeps `on_screen` true while `node` is within 200 px of the viewport (an
