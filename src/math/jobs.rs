@@ -100,19 +100,10 @@ impl Job {
     /// `[id, kind, …arguments]`.
     pub fn encode(&self, id: u64) -> Vec<f64> {
         match *self {
-            Job::AttentionSpectrum { seed, n, d_k } => {
+            Job::AttentionSpectrum { seed, n, d_k } | Job::Scores { seed, n, d_k } => {
                 vec![
                     id as f64,
-                    KIND_SPECTRUM as f64,
-                    seed as f64,
-                    n as f64,
-                    d_k as f64,
-                ]
-            }
-            Job::Scores { seed, n, d_k } => {
-                vec![
-                    id as f64,
-                    KIND_SCORES as f64,
+                    self.kind() as f64,
                     seed as f64,
                     n as f64,
                     d_k as f64,
