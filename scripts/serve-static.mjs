@@ -13,7 +13,7 @@ const TYPES = {
 };
 
 /** Starts the server; resolves to { server, port, url } where url ends with the prefix. */
-export async function serveDist({ root = 'dist', prefix = '/course/handwave/', port = 0, csp = null } = {}) {
+export async function serveDist({ root = process.env.DIST ?? 'dist', prefix = '/course/handwave/', port = 0, csp = null } = {}) {
   const base = resolve(root);
   const server = createServer(async (req, res) => {
     try {

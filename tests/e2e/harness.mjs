@@ -31,6 +31,11 @@ export async function launch({ csp = null } = {}) {
 export async function openPage(env, { viewport = { width: 1280, height: 900 }, colorScheme = 'light' } = {}) {
   const context = await env.browser.newContext({ viewport, colorScheme, acceptDownloads: true });
   const page = await context.newPage();
+  // CPU_SLOWDOWN=2.5 runs every page's main thread 2.5 times slower (Chromium's CPU
+  // throttling): a slow day on purpose, to see that a budget scaled by `machineSlowness`
+  // still holds.
+  const slowdown = Number(process.env.CPU_SLOWDOWN ?? 1);
+  if (slowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: slowdown });
   const errors = [];
   const external = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
@@ -186,3 +191,31 @@ export function urlKeyRows() {
   return readFileSync(URL_STATE_DOC, 'utf8').split('\n').filter((l) => /^\| `[a-z]+` \|/.test(l));
 }
 
+
+/** How many times slower this machine runs now than on the day the long-task budgets were
+ * set (at least 1): a fixed arithmetic loop timed in the page, the median of five runs,
+ * over its time then (`CALIBRATION_MS`). A budget "no task over 50 ms" is checked as "no
+ * task over 50 ms × slowness": the code's own cost, not the machine's day. Chromium's CPU
+ * throttling slows the loop as it slows the page. */
+export const CALIBRATION_MS = 25;
+export async function machineSlowness(page) {
+  const ms = await page.evaluate(() => {
+    const times = [];
+    for (let run = 0; run < 5; run++) {
+      const t0 = performance.now();
+      let x = 1;
+      for (let i = 0; i < 1e6; i++) x = (x * 48271 + i) % 2147483647;
+      times.push(performance.now() - t0 + (x < 0 ? 1 : 0));
+    }
+    return times.sort((a, b) => a - b)[2];
+  });
+  return { ms, slowness: Math.max(1, ms / CALIBRATION_MS) };
+}
+
+/** Starts recording the page's long tasks (over 50 ms) into `window.__longTasks`. */
+export async function recordLongTasks(page) {
+  await page.evaluate(() => {
+    window.__longTasks = [];
+    new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: false });
+  });
+}

@@ -3,7 +3,7 @@
 // computed here, the URL restores every figure, each figure embeds alone, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, settled, readout, readouts } from './harness.mjs';
+import { launch, openPage, settle, settled, readout, readouts, machineSlowness, recordLongTasks, CALIBRATION_MS } from './harness.mjs';
 import { figureState, moveControl } from './harness.mjs';
 
 let env;
@@ -305,4 +305,53 @@ test('moving h keeps the blocked W_Q and W_O canvases at one size, and a split m
   assert.deepEqual(p.errors, []);
   await p.close();
   await fresh.close();
+});
+
+// The heaviest Pass 3 setting, moved as a reader does: real arrow-key presses on the tokens
+// slider (through the browser's input pipeline, not dispatched events), n stepping between
+// 255 and 256, a figure alone on the screen and then all three that read n on one tall
+// screen. Budget: no main-thread task over 50 ms, scaled by how much slower the machine
+// runs today than when the budget was set (see `machineSlowness`).
+test('real key presses at n = 256: no main-thread task over 50 ms, each figure alone and all three on screen', async (t) => {
+  const presses = 12;
+  for (const [label, figures, height] of [
+    ['score-rank alone', ['score-rank'], 900],
+    ['low-rank-target alone', ['low-rank-target'], 900],
+    ['multi-head alone', ['multi-head'], 900],
+    ['all three together', ['score-rank', 'low-rank-target', 'multi-head'], 4000],
+  ]) {
+    const p = await openPage(env, { viewport: { width: 1280, height } });
+    const page = p.page;
+    await p.goto(`?rn=255&rdk=64&rk=32&mhh=8&target=random#${figures[0]}`);
+    await page.$$eval('details[data-more-settings]', (ds) => ds.forEach((d) => { d.open = true; }));
+    await page.$eval(fig(figures[0]), (f) => f.scrollIntoView({ block: 'start' }));
+    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+    await settle(page);
+    const drawsBefore = await page.$$eval(`${fig(figures[0])} canvas[data-draws]`, (cs) => cs.map((c) => Number(c.dataset.draws)));
+    const before = await machineSlowness(page);
+    await recordLongTasks(page);
+    await page.focus(control(figures[0], 'rn'));
+    for (let i = 0; i < presses; i++) {
+      await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
+      await page.waitForTimeout(100);
+      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+      await page.waitForTimeout(150);
+    }
+    const tasks = await page.evaluate(() => window.__longTasks);
+    const after = await machineSlowness(page);
+    const slowness = Math.max(before.slowness, after.slowness);
+    const longest = Math.max(0, ...tasks);
+    // The presses moved the figure: n is back at 255 and the figure drew each n (multi-head
+    // shows the first 64 tokens, so n beyond them leaves its pictures as they are).
+    assert.equal(await page.$eval(control(figures[0], 'rn'), (c) => c.value), '255', label);
+    const drawsAfter = await page.$$eval(`${fig(figures[0])} canvas[data-draws]`, (cs) => cs.map((c) => Number(c.dataset.draws)));
+    if (figures[0] !== 'multi-head') {
+      assert.ok(drawsAfter.some((d, i) => d >= drawsBefore[i] + presses), `${label}: draws ${drawsBefore} → ${drawsAfter}`);
+    }
+    t.diagnostic(`${label}: longest task ${tasks.length ? longest.toFixed(0) : 'under 50'} ms, ${tasks.length} over 50 ms; budget ${(50 * slowness).toFixed(0)} ms`);
+    assert.ok(longest <= 50 * slowness,
+      `${label}: a task of ${longest.toFixed(0)} ms (${tasks.length} over 50 ms) against a budget of ${(50 * slowness).toFixed(0)} ms (machine ${slowness.toFixed(2)}× slower than the reference: ${before.ms.toFixed(1)} / ${after.ms.toFixed(1)} ms for ${CALIBRATION_MS} ms)`);
+    assert.deepEqual(p.errors, [], label);
+    await p.close();
+  }
 });
