@@ -638,7 +638,6 @@ mod tests {
             let mut p = Params::default();
             // Test only: set fails only on an unknown key or a wrong type; these are known keys
             // with values of their own type (out-of-range values are clamped, not refused).
-            // Test only: keys of PARAMS with values of their kinds, so each set succeeds.
             p.set("n", Value::Int(n)).unwrap();
             p.set("dk", Value::Int(1 << e)).unwrap();
             p.set("alpha", Value::Float(a)).unwrap();
