@@ -6,6 +6,8 @@
 //! first screen without a formula costs no font. Until then its place keeps about a
 //! formula's height and reads, for assistive technology, as the formula's TeX.
 
+use std::cell::RefCell;
+
 use leptos::html::Div;
 use leptos::prelude::*;
 
@@ -38,6 +40,40 @@ pub fn tex_of(markup: &str) -> String {
         .replace("&amp;", "&")
 }
 
+thread_local! {
+    /// Formulas to measure in the next animation frame, each with where its answer goes.
+    static TO_MEASURE: RefCell<Vec<(web_sys::Element, RwSignal<bool>)>> = const { RefCell::new(Vec::new()) };
+}
+
+/// Sets `scrolls` in the next animation frame to whether `formula` is wider than its
+/// column (`scrollWidth > clientWidth + 1`). Every formula asking before that frame is
+/// measured in it, all widths read before any answer is written: formulas typeset together
+/// (a screenful coming near at once) cost one layout of the page, not one each.
+fn measure_next_frame(formula: web_sys::Element, scrolls: RwSignal<bool>) {
+    let first = TO_MEASURE.with_borrow_mut(|queue| {
+        queue.push((formula, scrolls));
+        queue.len() == 1
+    });
+    if first {
+        request_animation_frame(measure_queued);
+    }
+}
+
+/// Reads the widths of every queued formula, then writes the answers (only the changed).
+fn measure_queued() {
+    let queued = TO_MEASURE.with_borrow_mut(std::mem::take);
+    let answers: Vec<(RwSignal<bool>, bool)> = queued
+        .iter()
+        .map(|(el, scrolls)| (*scrolls, el.scroll_width() > el.client_width() + 1))
+        .collect();
+    for (scrolls, wide) in answers {
+        // `try_`: a formula removed before the frame has no signal left.
+        if scrolls.try_get_untracked().is_some_and(|was| was != wide) {
+            scrolls.try_set(wide);
+        }
+    }
+}
+
 /// Shows one of the constants of [`crate::formulas`].
 #[component]
 pub fn Formula(
@@ -63,7 +99,7 @@ pub fn Formula(
     let scrolls = RwSignal::new(false);
     let measure = move || {
         if let Some(el) = node.get_untracked() {
-            scrolls.try_set(el.scroll_width() > el.client_width() + 1);
+            measure_next_frame(el.into(), scrolls);
         }
     };
     Effect::new(move |_| {
