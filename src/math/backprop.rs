@@ -204,7 +204,6 @@ mod tests {
         // E‖J‖_F at d_k = 16, n = 8, α = 1, no division: the χ² reparametrisation (8 seeds ×
         // 256 samples) against drawing q and K in full (4000 samples). Standard errors of
         // the two means are ≈ 0.004 and 0.002; 0.02 is five of them.
-        // Test only: SWEEP_DKS is a constant that lists 16; a panic here fails the test.
         // Test only: 16 is one of SWEEP_DKS (a constant), so the position exists.
         let i16 = SWEEP_DKS.iter().position(|&d| d == 16).unwrap();
         let reparam = mean(

@@ -442,7 +442,6 @@ mod tests {
             .iter()
             .map(|&n| (n, 3e-6 * n * n))
             .collect();
-        // Test only: the points are positive and distinct, so the fit exists.
         // Test only: the points are finite and positive, so the fit exists.
         let (c, b) = fit_power_law(&pts).expect("fit");
         assert!((b - 2.0).abs() < 1e-12 && (c / 3e-6 - 1.0).abs() < 1e-9);

@@ -127,7 +127,6 @@ mod tests {
     fn set_clamps_like_the_url_does() {
         let mut p = Params::default();
         // Test only: `n` is a known integer key, so set accepts it (500 is clamped).
-        // Test only: a key of PARAMS with a value of its kind, so the set succeeds.
         p.set("n", Value::Int(500)).unwrap();
         assert_eq!(p.int("n"), 64);
         assert_eq!(
@@ -145,7 +144,6 @@ mod tests {
         let mut p = Params::default();
         assert_eq!(p.chosen("norm", &NORMS), NormPlacement::None);
         // Test only: `norm` is a known choice key and "pre" one of its options.
-        // Test only: a key of PARAMS with one of its options, so the set succeeds.
         p.set("norm", Value::Choice("pre")).unwrap();
         assert_eq!(p.chosen("norm", &NORMS), NormPlacement::Pre);
         assert!(p.is_set("norm") && !p.is_set("depth"));
