@@ -3,7 +3,7 @@
 // Usage: node scripts/bench.mjs [changes per control, default 200] [figure id filter]
 // (the filter `input-delay` runs only the input-delay measurement)
 import { gzipSync } from 'node:zlib';
-import { launch, loadPasses, settle, settled } from '../tests/e2e/harness.mjs';
+import { launch, loadPasses, settle, settled, slowDownIfAsked, longTasksOfKeyPresses, CPU_SLOWDOWN } from '../tests/e2e/harness.mjs';
 
 const CHANGES = Number(process.argv[2] ?? 200);
 // Optional: only the cases whose figure id contains this text.
@@ -73,15 +73,9 @@ function quantile(xs, q) {
 const env = await launch();
 const context = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
 const page = await context.newPage();
-// CPU_SLOWDOWN=3 runs the page's main thread three times slower (Chromium's CPU
-// throttling), as this machine is on a slow day: compare two builds under the same load.
-const CPU_SLOWDOWN = Number(process.env.CPU_SLOWDOWN ?? 1);
-async function slowDown(pg) {
-  if (CPU_SLOWDOWN > 1) {
-    await (await pg.context().newCDPSession(pg)).send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
-  }
-}
-await slowDown(page);
+// CPU_SLOWDOWN=3 runs the page's main thread three times slower, as this machine is on a
+// slow day: compare two builds under the same load (see the harness's slowDownIfAsked).
+await slowDownIfAsked(page);
 if (CPU_SLOWDOWN > 1) console.log(`(main thread slowed ${CPU_SLOWDOWN}× for this run)`);
 
 // First load: every response until every figure on the page at load has drawn and the
@@ -284,7 +278,7 @@ if ('pass3 keys score-rank low-rank-target multi-head'.includes(ONLY)) {
   ]) {
     const ctx = await env.browser.newContext({ viewport });
     const pg = await ctx.newPage();
-    await slowDown(pg);
+    await slowDownIfAsked(pg);
     await pg.goto(env.site.url + heavy + '#' + figures[0]);
     await pg.waitForSelector('[data-figure] canvas[data-draws]');
     await loadPasses(pg);
@@ -293,23 +287,8 @@ if ('pass3 keys score-rank low-rank-target multi-head'.includes(ONLY)) {
     await pg.$eval(`[data-figure="${figures[0]}"]`, (f) => f.scrollIntoView({ block: 'start' }));
     await pg.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
     await settle(pg);
-    // The slider takes the focus first, and what its scrolling into view brings near the
-    // screen settles: the presses are what is measured.
-    await pg.focus(`[data-figure="${figures[0]}"] [data-control="rn"]`);
-    await pg.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
-    await settle(pg);
-    await pg.evaluate(() => {
-      window.__tasks = [];
-      new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__tasks.push(e.duration); }).observe({ type: 'longtask', buffered: false });
-    });
     const presses = 12;
-    for (let i = 0; i < presses; i++) {
-      await pg.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
-      await pg.waitForTimeout(100);
-      await pg.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
-      await pg.waitForTimeout(150);
-    }
-    const tasks = await pg.evaluate(() => window.__tasks);
+    const tasks = await longTasksOfKeyPresses(pg, `[data-figure="${figures[0]}"] [data-control="rn"]`, presses);
     const longest = Math.max(0, ...tasks);
     console.log(`| ${label} | ${presses} | ${tasks.length ? longest.toFixed(0) : '< 50'} | ${tasks.filter((t) => t > 50).length} |`);
     rows.push({ name: `pass 3 keys, ${label}`, atDefaults: false, p95: 0, longest });

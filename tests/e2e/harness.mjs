@@ -27,15 +27,21 @@ export async function launch({ csp = null } = {}) {
   };
 }
 
+/** CPU_SLOWDOWN=2.5 runs `page`'s main thread 2.5 times slower (Chromium's CPU
+ * throttling): a slow day on purpose, to see how much room a budget has, or that a budget
+ * scaled by `machineSlowness` still holds. */
+export const CPU_SLOWDOWN = Number(process.env.CPU_SLOWDOWN ?? 1);
+export async function slowDownIfAsked(page) {
+  if (CPU_SLOWDOWN > 1) {
+    await (await page.context().newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: CPU_SLOWDOWN });
+  }
+}
+
 /** A new page that records errors; `goto(query)` loads the site with that query string. */
 export async function openPage(env, { viewport = { width: 1280, height: 900 }, colorScheme = 'light' } = {}) {
   const context = await env.browser.newContext({ viewport, colorScheme, acceptDownloads: true });
   const page = await context.newPage();
-  // CPU_SLOWDOWN=2.5 runs every page's main thread 2.5 times slower (Chromium's CPU
-  // throttling): a slow day on purpose, to see that a budget scaled by `machineSlowness`
-  // still holds.
-  const slowdown = Number(process.env.CPU_SLOWDOWN ?? 1);
-  if (slowdown > 1) await (await context.newCDPSession(page)).send('Emulation.setCPUThrottlingRate', { rate: slowdown });
+  await slowDownIfAsked(page);
   const errors = [];
   const external = [];
   page.on('console', (m) => { if (m.type() === 'error') errors.push(`console: ${m.text()}`); });
@@ -80,17 +86,26 @@ export async function settled(page) {
 
 /** Brings every lazily loaded pass (Passes 2–4: their modules are fetched when their place
  * comes near the screen) onto the page, by scrolling to each placeholder in turn, as a
- * reader scrolling down would, then back to the top. */
-export async function loadPasses(page) {
-  await page.evaluate(async () => {
+ * reader scrolling down would, then back to the top. With `outOfSight`, a pass's
+ * placeholder is brought only to 500 px below the screen (a pass is fetched within a
+ * screen's height of it, a figure computes within 200 px), so the figures that arrive have
+ * not been near the screen and have not computed; parts (fetched within a quarter screen)
+ * still come into view. */
+export async function loadPasses(page, { outOfSight = false } = {}) {
+  await page.evaluate(async (outOfSight) => {
     const pending = () => document.querySelector('[data-lazy-pass]:not([data-failed]), [data-lazy-part]:not([data-failed])');
     for (let i = 0; i < 100 && pending(); i++) {
-      pending().scrollIntoView({ block: 'start' });
+      const el = pending();
+      if (outOfSight && el.matches('[data-lazy-pass]')) {
+        window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - window.innerHeight - 500);
+      } else {
+        el.scrollIntoView({ block: 'start' });
+      }
       // One frame (the observer sees each position), or 100 ms if frames stop.
       await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
     }
     window.scrollTo(0, 0);
-  });
+  }, outOfSight);
   await page.waitForFunction(() => !document.querySelector('[data-lazy-pass]:not([data-failed]), [data-lazy-part]:not([data-failed])'), null, { timeout: 30000 });
 }
 
@@ -191,7 +206,6 @@ export function urlKeyRows() {
   return readFileSync(URL_STATE_DOC, 'utf8').split('\n').filter((l) => /^\| `[a-z]+` \|/.test(l));
 }
 
-
 /** How many times slower this machine runs now than on the day the long-task budgets were
  * set (at least 1): a fixed arithmetic loop timed in the page, the median of five runs,
  * over its time then (`CALIBRATION_MS`). A budget "no task over 50 ms" is checked as "no
@@ -205,6 +219,7 @@ export async function machineSlowness(page) {
       const t0 = performance.now();
       let x = 1;
       for (let i = 0; i < 1e6; i++) x = (x * 48271 + i) % 2147483647;
+      // `x` is read, so the loop is not dropped as dead code (it is never negative).
       times.push(performance.now() - t0 + (x < 0 ? 1 : 0));
     }
     return times.sort((a, b) => a - b)[2];
@@ -212,10 +227,25 @@ export async function machineSlowness(page) {
   return { ms, slowness: Math.max(1, ms / CALIBRATION_MS) };
 }
 
-/** Starts recording the page's long tasks (over 50 ms) into `window.__longTasks`. */
-export async function recordLongTasks(page) {
+/** Focuses `selector` (a slider) and lets what its scrolling into view brought near the
+ * screen settle, then presses the arrow keys `presses` times through the browser's input
+ * pipeline, Right and Left in turn, each after the figures have caught up with the last
+ * (`aria-busy`). Returns the durations of the main-thread tasks over 50 ms during the
+ * presses (a PerformanceObserver of long tasks). */
+export async function longTasksOfKeyPresses(page, selector, presses) {
+  const caughtUp = () => page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+  await page.focus(selector);
+  await caughtUp();
+  await settle(page);
   await page.evaluate(() => {
     window.__longTasks = [];
     new PerformanceObserver((list) => { for (const e of list.getEntries()) window.__longTasks.push(e.duration); }).observe({ type: 'longtask', buffered: false });
   });
+  for (let i = 0; i < presses; i++) {
+    await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
+    await page.waitForTimeout(100);
+    await caughtUp();
+    await page.waitForTimeout(150);
+  }
+  return page.evaluate(() => window.__longTasks);
 }

@@ -3,7 +3,7 @@
 // computed here, the URL restores every figure, each figure embeds alone, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, settled, readout, readouts, machineSlowness, recordLongTasks, CALIBRATION_MS } from './harness.mjs';
+import { launch, openPage, settle, settled, readout, readouts, machineSlowness, longTasksOfKeyPresses, CALIBRATION_MS } from './harness.mjs';
 import { figureState, moveControl } from './harness.mjs';
 
 let env;
@@ -328,20 +328,8 @@ test('real key presses at n = 256: no main-thread task over 50 ms, each figure a
     await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
     await settle(page);
     const drawsBefore = await page.$$eval(`${fig(figures[0])} canvas[data-draws]`, (cs) => cs.map((c) => Number(c.dataset.draws)));
-    // The slider takes the focus first, and what its scrolling into view brings near the
-    // screen (formulas typeset, figures drawn) settles: the presses are what is measured.
-    await page.focus(control(figures[0], 'rn'));
-    await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
-    await settle(page);
     const before = await machineSlowness(page);
-    await recordLongTasks(page);
-    for (let i = 0; i < presses; i++) {
-      await page.keyboard.press(i % 2 === 0 ? 'ArrowRight' : 'ArrowLeft');
-      await page.waitForTimeout(100);
-      await page.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
-      await page.waitForTimeout(150);
-    }
-    const tasks = await page.evaluate(() => window.__longTasks);
+    const tasks = await longTasksOfKeyPresses(page, control(figures[0], 'rn'), presses);
     const after = await machineSlowness(page);
     const slowness = Math.max(before.slowness, after.slowness);
     const longest = Math.max(0, ...tasks);

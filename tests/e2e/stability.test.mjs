@@ -3,7 +3,7 @@
 // and never printed as inf or NaN, the URL restores, each figure embeds, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, readouts } from './harness.mjs';
+import { launch, openPage, settle, readout, readouts, loadPasses } from './harness.mjs';
 import { figureState, moveControl, reveal } from './harness.mjs';
 
 let env;
@@ -63,34 +63,13 @@ test('pre-norm residual stays within a factor of 1000, and the side-by-side figu
   await p.close();
 });
 
-/** Loads the lazy passes as `loadPasses` does, but never lets a loaded pass's figures near
- * the screen: each pass's placeholder is brought to 500 px below the screen (a pass is
- * fetched within a screen's height of it; a figure computes within 200 px), so what
- * arrives stays out of sight. Parts (fetched within a quarter screen) come into view. */
-async function loadPassesOutOfSight(page) {
-  await page.evaluate(async () => {
-    const pending = () => document.querySelector('[data-lazy-pass]:not([data-failed]), [data-lazy-part]:not([data-failed])');
-    for (let i = 0; i < 200 && pending(); i++) {
-      const el = pending();
-      if (el.matches('[data-lazy-pass]')) {
-        window.scrollTo(0, el.getBoundingClientRect().top + window.scrollY - window.innerHeight - 500);
-      } else {
-        el.scrollIntoView({ block: 'start' });
-      }
-      await new Promise((r) => { requestAnimationFrame(() => requestAnimationFrame(r)); setTimeout(r, 100); });
-    }
-    window.scrollTo(0, 0);
-  });
-  await page.waitForFunction(() => !document.querySelector('[data-lazy-pass]:not([data-failed]), [data-lazy-part]:not([data-failed])'), null, { timeout: 30000 });
-}
-
 test('a figure not computed yet (off screen) shows empty axes and "…", never a chart error, then its profile once on screen', async () => {
   const p = await openPage(env, { viewport: { width: 375, height: 812 } });
   // Not p.goto: that brings every figure on screen. Pass 4 is only loaded here, never near
   // the screen, so its figures have not computed.
   await p.page.goto(env.site.url);
   await p.page.waitForSelector('[data-figure] canvas[data-draws]');
-  await loadPassesOutOfSight(p.page);
+  await loadPasses(p.page, { outOfSight: true });
   await settle(p.page);
   const pending = (id) => p.page.$eval(fig(id), (f) => ({
     ratio: f.querySelector('.readout-value').textContent,
