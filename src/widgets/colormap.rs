@@ -1,8 +1,11 @@
 //! Colour maps for heatmaps: pure functions from a value to RGB, tested natively.
 //!
 //! Diverging: ColorBrewer RdBu (11 classes; colour-blind safe), negative blue, zero
-//! near-white, positive red. Sequential: viridis (perceptually uniform, colour-blind
-//! safe, and legible in greyscale), 16 anchors interpolated linearly.
+//! near-white, positive red. On a dark page the same blues and reds are ordered so that
+//! zero is dark and the colour brightens with |value| (a near-white middle would be the
+//! brightest thing on the page, and the largest entries the darkest). Sequential: viridis
+//! (perceptually uniform, colour-blind safe, and legible in greyscale), 16 anchors
+//! interpolated linearly.
 
 /// An sRGB colour.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -11,6 +14,12 @@ pub struct Rgb(pub u8, pub u8, pub u8);
 const RDBU: [u32; 11] = [
     0x053061, 0x2166ac, 0x4393c3, 0x92c5de, 0xd1e5f0, 0xf7f7f7, 0xfddbc7, 0xf4a582, 0xd6604d,
     0xb2182b, 0x67001f,
+];
+/// RdBu for a dark page: the two halves of [`RDBU`] turned around (each end is the light
+/// colour RdBu puts next to its middle; the middle is a dark grey a step above the page).
+const RDBU_ON_DARK: [u32; 11] = [
+    0xd1e5f0, 0x92c5de, 0x4393c3, 0x2166ac, 0x173c66, 0x2b2b30, 0x5c1f24, 0xb2182b, 0xd6604d,
+    0xf4a582, 0xfddbc7,
 ];
 const VIRIDIS: [u32; 16] = [
     0x440154, 0x481a6c, 0x472f7d, 0x414487, 0x39568c, 0x31688e, 0x2a788e, 0x23888e, 0x1f988b,
@@ -22,6 +31,9 @@ const VIRIDIS: [u32; 16] = [
 pub enum ColorMap {
     /// Blue (negative) – white (zero) – red (positive).
     Diverging,
+    /// Light blue (negative) – dark (zero) – light red (positive): [`ColorMap::Diverging`]
+    /// for a dark page.
+    DivergingOnDark,
     /// Dark purple (low) to yellow (high).
     Sequential,
 }
@@ -77,10 +89,23 @@ impl ColorScale {
         self.color_at(self.position(value))
     }
 
+    /// The same scale for a page of the given darkness: a diverging map becomes
+    /// [`ColorMap::DivergingOnDark`] on a dark page (and back on a light one); viridis
+    /// reads on both.
+    pub fn on_page(self, dark: bool) -> ColorScale {
+        let map = match (self.map, dark) {
+            (ColorMap::Diverging | ColorMap::DivergingOnDark, true) => ColorMap::DivergingOnDark,
+            (ColorMap::Diverging | ColorMap::DivergingOnDark, false) => ColorMap::Diverging,
+            (ColorMap::Sequential, _) => ColorMap::Sequential,
+        };
+        ColorScale { map, ..self }
+    }
+
     /// The colour at position t ∈ [0, 1] of the map.
     pub fn color_at(&self, t: f64) -> Rgb {
         match self.map {
             ColorMap::Diverging => interpolate(&RDBU, t),
+            ColorMap::DivergingOnDark => interpolate(&RDBU_ON_DARK, t),
             ColorMap::Sequential => interpolate(&VIRIDIS, t),
         }
     }
@@ -159,6 +184,83 @@ mod tests {
         assert_eq!(s.color(0.0), Rgb(0xf7, 0xf7, 0xf7));
         assert_eq!(s.color(-0.25), Rgb(0x05, 0x30, 0x61));
         assert_eq!(s.color(0.25), Rgb(0x67, 0x00, 0x1f));
+    }
+
+    /// Relative luminance (WCAG) of an sRGB colour, in [0, 1].
+    fn luminance(c: Rgb) -> f64 {
+        let lin = |v: u8| {
+            let v = v as f64 / 255.0;
+            if v <= 0.04045 {
+                v / 12.92
+            } else {
+                ((v + 0.055) / 1.055).powf(2.4)
+            }
+        };
+        0.2126 * lin(c.0) + 0.7152 * lin(c.1) + 0.0722 * lin(c.2)
+    }
+
+    fn luminance_from_middle_outwards(map: ColorMap) -> [Vec<f64>; 2] {
+        let s = ColorScale {
+            map,
+            min: -1.0,
+            max: 1.0,
+        };
+        let steps = |sign: f64| -> Vec<f64> {
+            (0..=50)
+                .map(|i| luminance(s.color(sign * i as f64 / 50.0)))
+                .collect()
+        };
+        [steps(-1.0), steps(1.0)]
+    }
+
+    #[test]
+    fn diverging_darkens_with_magnitude_on_a_light_page() {
+        for side in luminance_from_middle_outwards(ColorMap::Diverging) {
+            assert!(side.windows(2).all(|w| w[1] <= w[0] + 1e-3), "{side:?}");
+            assert!(side[0] > 0.9 && side[50] < 0.05, "{side:?}");
+        }
+    }
+
+    #[test]
+    fn diverging_on_dark_brightens_with_magnitude_from_a_dark_zero() {
+        for side in luminance_from_middle_outwards(ColorMap::DivergingOnDark) {
+            assert!(side.windows(2).all(|w| w[1] >= w[0] - 1e-3), "{side:?}");
+            assert!(side[0] < 0.03 && side[50] > 0.6, "{side:?}");
+        }
+    }
+
+    #[test]
+    fn both_diverging_maps_paint_negative_blue_and_positive_red() {
+        for map in [ColorMap::Diverging, ColorMap::DivergingOnDark] {
+            let s = ColorScale {
+                map,
+                min: -1.0,
+                max: 1.0,
+            };
+            for m in [0.2, 0.5, 1.0] {
+                let (neg, pos) = (s.color(-m), s.color(m));
+                assert!(neg.2 > neg.0, "{map:?} at −{m}: {neg:?} is blue");
+                assert!(pos.0 > pos.2, "{map:?} at {m}: {pos:?} is red");
+            }
+        }
+    }
+
+    #[test]
+    fn a_scale_follows_the_page_and_back() {
+        let light = ColorScale {
+            map: ColorMap::Diverging,
+            min: -1.0,
+            max: 2.0,
+        };
+        let dark = light.on_page(true);
+        assert_eq!(dark.map, ColorMap::DivergingOnDark);
+        assert_eq!((dark.min, dark.max), (-1.0, 2.0));
+        assert_eq!(dark.on_page(false), light);
+        let viridis = ColorScale {
+            map: ColorMap::Sequential,
+            ..light
+        };
+        assert_eq!(viridis.on_page(true), viridis);
     }
 
     #[test]

@@ -294,7 +294,8 @@ pub fn Heatmap(
         offscreen.with_value(|off| {
             if let Some(off) = off {
                 if repaint {
-                    paint_offscreen(off, g, &scale.get_untracked());
+                    let scale = scale.get_untracked().on_page(colours.is_dark());
+                    paint_offscreen(off, g, &scale);
                 }
                 composite(
                     canvas,
@@ -309,19 +310,20 @@ pub fn Heatmap(
         });
         mark_drawn(canvas, started);
     };
-    // The matrix changed: recolour the offscreen image and put it on screen, in one go.
+    // The matrix, its scale or the theme changed: recolour the offscreen image and put it
+    // on screen, in one go.
     Effect::new(move |_| {
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
         scale.track();
+        palette.track();
         grid.with(|g| draw(&canvas, g, true));
     });
-    // Size, focus or theme changed: only scale the existing image onto the canvas.
+    // Size, focus or lit cells changed: only scale the existing image onto the canvas.
     Effect::new(move |first: Option<()>| {
         width.track();
         focus.track();
-        palette.track();
         if let Some(lit) = lit {
             lit.track();
         }
@@ -397,11 +399,12 @@ pub fn Heatmap(
 #[component]
 pub fn ColorBar(#[prop(into)] scale: Signal<ColorScale>, label: &'static str) -> impl IntoView {
     let canvas_ref = NodeRef::<Canvas>::new();
+    let palette = use_palette();
     Effect::new(move |_| {
         let Some(canvas) = canvas_ref.get() else {
             return;
         };
-        let scale = scale.get();
+        let scale = scale.get().on_page(palette.get().is_dark());
         let steps = 256usize;
         let values: Vec<f64> = (0..steps)
             .map(|i| scale.min + (scale.max - scale.min) * i as f64 / (steps - 1) as f64)

@@ -42,6 +42,13 @@ impl Default for Palette {
 }
 
 impl Palette {
+    /// Whether the page is dark: its surface darker than mid-grey (luma 0.299 r + 0.587 g
+    /// + 0.114 b below 128).
+    pub fn is_dark(&self) -> bool {
+        let (r, g, b) = self.bg;
+        0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b) < 128.0
+    }
+
     /// Reads the palette from the document's root element.
     pub fn read() -> Self {
         let d = Palette::default();
@@ -105,5 +112,15 @@ mod tests {
         assert_eq!(parse_hex_color("#ff8000"), Some((255, 128, 0)));
         assert_eq!(parse_hex_color("#fff"), Some((255, 255, 255)));
         assert_eq!(parse_hex_color("red"), None);
+    }
+
+    #[test]
+    fn a_dark_surface_makes_a_dark_palette() {
+        assert!(!Palette::default().is_dark());
+        let dark = Palette {
+            bg: (27, 29, 33),
+            ..Palette::default()
+        };
+        assert!(dark.is_dark());
     }
 }

@@ -87,6 +87,39 @@ test('every colour bar paints its whole strip, one opaque ramp from one end of i
   await p.close();
 });
 
+test('a diverging heatmap keeps zero at the quiet end of the page: near-white on light, dark on dark, repainted when the theme switches', async () => {
+  const p = await openPage(env);
+  await p.goto('');
+  // Relative luminance (WCAG) of the colour bar's middle (zero), of its ends (±¼) and of
+  // the heatmap's bottom-left cell (−p₇p₀ ≈ −0.005 at the defaults: next to zero).
+  const shades = () => p.page.evaluate(() => {
+    const lum = ([r, g, b]) => {
+      const lin = (v) => { v /= 255; return v <= 0.04045 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4; };
+      return 0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b);
+    };
+    const bar = document.querySelector('[data-figure="jacobian"] .colorbar-strip');
+    const row = bar.getContext('2d').getImageData(0, 0, bar.width, 1).data;
+    const at = (i) => lum([...row.slice(4 * i, 4 * i + 3)]);
+    const map = document.querySelector('canvas[data-canvas="jacobian"]');
+    const cell = map.getContext('2d').getImageData(Math.floor(map.width / 16), Math.floor(map.height * 15 / 16), 1, 1).data;
+    return { zero: at(Math.floor(bar.width / 2)), low: at(0), high: at(bar.width - 1), cell: lum([...cell.slice(0, 3)]), draws: Number(map.dataset.draws) };
+  });
+  const light = await shades();
+  assert.ok(light.zero > 0.85 && light.cell > 0.85, `light: zero and a near-zero cell near-white: ${JSON.stringify(light)}`);
+  assert.ok(light.low < 0.1 && light.high < 0.1, `light: the ends dark: ${JSON.stringify(light)}`);
+  await p.page.click('.theme-switch');
+  await settle(p.page);
+  const dark = await shades();
+  assert.ok(dark.draws > light.draws, 'the heatmap was repainted for the dark theme');
+  assert.ok(dark.zero < 0.05 && dark.cell < 0.05, `dark: zero and a near-zero cell dark: ${JSON.stringify(dark)}`);
+  assert.ok(dark.low > 0.5 && dark.high > 0.5, `dark: the ends bright: ${JSON.stringify(dark)}`);
+  await p.page.click('.theme-switch');
+  await settle(p.page);
+  assert.deepEqual(await shades().then(({ draws, ...s }) => s), (({ draws, ...s }) => s)(light), 'back to light: the same colours as before');
+  assert.deepEqual(p.errors, []);
+  await p.close();
+});
+
 test('every glyph of every formula comes from a KaTeX font (the cut-down fonts miss none)', async () => {
   const p = await openPage(env);
   await p.goto('');
