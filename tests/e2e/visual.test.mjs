@@ -21,6 +21,9 @@ const STATES = [
   { name: 'jacobian-saturated', query: '?embed=jacobian&alpha=20&div=0' },
   { name: 'score-rank-softmax', query: '?embed=score-rank&rshow=a&rn=24' },
   { name: 'gradient-flow-pre-norm-dark', query: '?embed=gradient-flow&res=1&norm=pre&theme=dark' },
+  // A diverging map on a dark page: zero dark, the colour brightening with |value|.
+  { name: 'jacobian-dark', query: '?embed=jacobian&theme=dark' },
+  { name: 'low-rank-target-dark', query: '?embed=low-rank-target&theme=dark' },
 ];
 
 let env;
