@@ -86,6 +86,7 @@ fn steps_view(id: &'static str) -> Result<AnyView, LoadFailed> {
         "jacobian" => &backprop::steps::STEPS,
         "memory-vs-context" => &complexity::steps::STEPS,
         "score-rank" => &linear_algebra::steps::STEPS,
+        "finetune-memory" => &linear_algebra::steps::FINETUNE_STEPS,
         "gradient-flow" => &stability::steps::STEPS,
         _ => &[],
     };

@@ -8,7 +8,7 @@
 //!   sampled scores and the dₖ sweep);
 //! - Pass 2: [`complexity`] (bytes and FLOPs of real configurations, timed attention);
 //! - Pass 3: [`rank`] (scores, singular values, ranks, low-rank approximations, heads,
-//!   LoRA), [`jobs`] (its heavy computations as messages for the worker);
+//!   LoRA), [`finetune`] (the memory of full fine-tuning, LoRA and QLoRA), [`jobs`] (its heavy computations as messages for the worker);
 //! - Pass 4: [`stability`] (a real stack of decoder blocks, forward and backward);
 //! - shared: [`rng`] (seeded streams), [`products`] and [`exp`] (fast kernels),
 //!   [`heads`].
@@ -16,6 +16,7 @@
 pub mod backprop;
 pub mod complexity;
 pub mod exp;
+pub mod finetune;
 pub mod heads;
 pub mod jobs;
 pub mod products;

@@ -3,6 +3,8 @@
 //!
 //! - [`table`]: one row per key (kind, range, default, meaning, figures);
 //! - [`choices`]: one row per option of every choice (URL id, label, typed value);
+//! - [`custom_model`]: the custom model's fields as a configuration; [`config_json`]: a
+//!   pasted config.json read into those fields;
 //! - [`registry`]: the passes and their figures (ids, numbers, titles);
 //! - [`params`]: the values of every key, read through [`Params::get`];
 //! - [`query`]: parsing a query string (total, with notices) and writing one;
@@ -14,6 +16,8 @@
 //! Data flows one way: URL → [`Params`] → the store's memos → the passes' math → drawing.
 
 pub mod choices;
+pub mod config_json;
+pub mod custom_model;
 pub mod number;
 pub mod params;
 pub mod query;

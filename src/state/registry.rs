@@ -78,6 +78,10 @@ pub static PASSES: [PassInfo; 4] = [
             ),
             figure("multi-head", "Multi-head: h small ranks, mixed back by W_O"),
             figure("lora", "The bridge to LoRA: a low-rank update, counted"),
+            figure(
+                "finetune-memory",
+                "Where the memory of fine-tuning goes: full, LoRA, QLoRA",
+            ),
         ],
     },
     PassInfo {
@@ -131,7 +135,7 @@ mod tests {
     #[test]
     fn every_figure_id_is_unique_and_belongs_to_one_pass() {
         let ids: Vec<_> = figure_ids().collect();
-        assert_eq!(ids.len(), 12);
+        assert_eq!(ids.len(), 13);
         for id in &ids {
             assert_eq!(ids.iter().filter(|i| *i == id).count(), 1, "{id}");
             assert!(pass_of_figure(id).is_some());

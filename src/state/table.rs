@@ -8,7 +8,8 @@ use crate::math::rank::MAX_N;
 use crate::math::stability::MAX_DEPTH;
 
 use super::choices::{
-    ChoiceList, AXES, DTYPES, GRADIENTS, LORA_SHAPES, MLPS, MODELS, NORMS, SHOWN_MATRICES, TARGETS,
+    ChoiceList, AXES, DTYPES, FT_METHODS, FT_MODELS, FT_RECIPES, FT_TARGETS, GRADIENTS,
+    LORA_SHAPES, MLPS, MODELS, NORMS, SHOWN_MATRICES, TARGETS,
 };
 
 /// What a parameter holds and its valid range.
@@ -63,6 +64,9 @@ pub const SEED_MAX: i64 = 999_999;
 const PASS1_FIGURES: &[&str] = &["jacobian", "jacobian-vs-dk"];
 const JACOBIAN_ONLY: &[&str] = &["jacobian"];
 const PASS2_MODEL: &[&str] = &["memory-vs-context", "flops-vs-context"];
+/// The custom model's fields: Pass 2's figures and the fine-tuning figure read them.
+const CUSTOM_MODEL: &[&str] = &["memory-vs-context", "flops-vs-context", "finetune-memory"];
+const FINETUNE: &[&str] = &["finetune-memory"];
 const MEMORY_ONLY: &[&str] = &["memory-vs-context"];
 const PASS3_TOKENS: &[&str] = &["score-rank", "low-rank-target", "multi-head"];
 const SCORE_RANK: &[&str] = &["score-rank"];
@@ -146,7 +150,7 @@ const fn custom(
     default: i64,
     meaning: &'static str,
 ) -> ParamSpec {
-    int_param(key, min, max, default, meaning, PASS2_MODEL)
+    int_param(key, min, max, default, meaning, CUSTOM_MODEL)
 }
 
 /// Every URL key of the page. Order is the order keys are written in a link.
@@ -271,7 +275,7 @@ pub static PARAMS: &[ParamSpec] = &[
         kind: ParamKind::Choice(&MLPS),
         default: Value::Choice("swiglu"),
         meaning: "Pass 2, custom model: MLP kind",
-        figures: PASS2_MODEL,
+        figures: CUSTOM_MODEL,
     },
     custom(
         "cv",
@@ -286,6 +290,12 @@ pub static PARAMS: &[ParamSpec] = &[
         1_048_576,
         0,
         "Pass 2, custom model: sliding window (0 for none)",
+    ),
+    bool_param(
+        "ctie",
+        false,
+        "Pass 2, custom model: input and output embeddings tied",
+        CUSTOM_MODEL,
     ),
     int_param("rn", 2, MAX_N as i64, 32, "Pass 3: tokens n", PASS3_TOKENS),
     int_param(
@@ -366,6 +376,70 @@ pub static PARAMS: &[ParamSpec] = &[
         1.0,
         "Pass 3, LoRA example: spectrum decay exponent",
         LORA,
+    ),
+    choice_param(
+        "ftmodel",
+        &FT_MODELS,
+        "llama3-70b",
+        "Pass 3, fine-tuning memory: model",
+        FINETUNE,
+    ),
+    choice_param(
+        "ftmethod",
+        &FT_METHODS,
+        "qlora",
+        "Pass 3, fine-tuning memory: method the verdict is about",
+        FINETUNE,
+    ),
+    int_param(
+        "ftr",
+        1,
+        1024,
+        16,
+        "Pass 3, fine-tuning memory: LoRA rank r",
+        FINETUNE,
+    ),
+    choice_param(
+        "fttarget",
+        &FT_TARGETS,
+        "all",
+        "Pass 3, fine-tuning memory: matrices with adapters",
+        FINETUNE,
+    ),
+    int_param(
+        "ftbatch",
+        1,
+        64,
+        1,
+        "Pass 3, fine-tuning memory: batch",
+        FINETUNE,
+    ),
+    int_param(
+        "ftseq",
+        128,
+        32_768,
+        1024,
+        "Pass 3, fine-tuning memory: sequence length",
+        FINETUNE,
+    ),
+    bool_param(
+        "ftckpt",
+        true,
+        "Pass 3, fine-tuning memory: gradient checkpointing",
+        FINETUNE,
+    ),
+    choice_param(
+        "ftopt",
+        &FT_RECIPES,
+        "mixed",
+        "Pass 3, fine-tuning memory: optimiser and precision",
+        FINETUNE,
+    ),
+    bool_param(
+        "ftdq",
+        true,
+        "Pass 3, fine-tuning memory: QLoRA's double quantisation",
+        FINETUNE,
     ),
     int_param(
         "depth",

@@ -27,17 +27,24 @@ where
             // loaded pass is): measure before the first frame is painted, so that nothing
             // is drawn at the initial width first and the figure's height is final from
             // its first frame.
-            let el = el.clone();
-            request_animation_frame(move || {
-                let w = el.get_bounding_client_rect().width();
-                if w > 0.0
-                    && width
-                        .try_get_untracked()
-                        .is_some_and(|old| (w - old).abs() >= 0.5)
-                {
-                    set_width.try_set(w);
+            // A frame that is off the screen (an embed below the fold of a page on another
+            // origin) gets no animation frames until it is scrolled to: a timer measures it
+            // too, whichever comes first (the second finds nothing to change).
+            let measure = {
+                let el = el.clone();
+                move || {
+                    let w = el.get_bounding_client_rect().width();
+                    if w > 0.0
+                        && width
+                            .try_get_untracked()
+                            .is_some_and(|old| (w - old).abs() >= 0.5)
+                    {
+                        set_width.try_set(w);
+                    }
                 }
-            });
+            };
+            request_animation_frame(measure.clone());
+            set_timeout(measure, std::time::Duration::ZERO);
         }
         let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
             if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {

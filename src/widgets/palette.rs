@@ -23,6 +23,8 @@ pub struct Palette {
     pub green: (u8, u8, u8),
     pub purple: (u8, u8, u8),
     pub gold: (u8, u8, u8),
+    pub teal: (u8, u8, u8),
+    pub pink: (u8, u8, u8),
 }
 
 impl Default for Palette {
@@ -37,6 +39,8 @@ impl Default for Palette {
             green: (46, 139, 87),
             purple: (123, 79, 184),
             gold: (183, 134, 11),
+            teal: (23, 128, 138),
+            pink: (176, 58, 134),
         }
     }
 }
@@ -65,6 +69,8 @@ impl Palette {
             green: css_color(&root, "--c-green", d.green),
             purple: css_color(&root, "--c-purple", d.purple),
             gold: css_color(&root, "--c-gold", d.gold),
+            teal: css_color(&root, "--c-teal", d.teal),
+            pink: css_color(&root, "--c-pink", d.pink),
         }
     }
 }

@@ -36,6 +36,19 @@ const STRIPS = [
     prediction: { step: 2, answer: (was, now) => (now['rank-s'] === 4 ? 'stays' : now['rank-s'] === 32 ? 'n' : 'dk') },
   },
   {
+    figure: 'finetune-memory', control: 'ftmethod',
+    targets: [{ ftmodel: 'llama3-8b', ftmethod: 'full' }, { ftmethod: 'lora' }, { ftmodel: 'llama3-70b', ftmethod: 'qlora' }],
+    // The prediction before step 3: the smallest laptop QLoRA of Llama-3-70B fits in.
+    prediction: {
+      step: 3,
+      answer: (was, now) => {
+        const gib = 2 ** 30;
+        const b = now['bytes-qlora'];
+        return b <= 16 * gib ? 'laptop-16' : b <= 36 * gib ? 'laptop-36' : b <= 64 * gib ? 'laptop-64' : 'larger';
+      },
+    },
+  },
+  {
     figure: 'gradient-flow', control: 'depth',
     targets: [{ res: '0', norm: 'none', depth: '8' }, { depth: '64' }, { res: '1', norm: 'pre' }],
     prediction: {

@@ -5,10 +5,10 @@
 use leptos::prelude::*;
 
 use super::model::ComplexityModel;
-use crate::state::choices::{AXES, DTYPES, MLPS, MODELS};
-use crate::state::{int_range, Value};
+use crate::state::choices::{AXES, DTYPES, MODELS};
+use crate::state::Value;
 use crate::widgets::format::whole;
-use crate::widgets::{NumberField, Scale, Select, Slider};
+use crate::widgets::{CustomModelFields, Scale, Select, Slider};
 
 /// The context length n, on a log scale.
 #[component]
@@ -33,30 +33,11 @@ pub fn ModelSelect(
 ) -> impl IntoView {
     let state = model.state;
     let (model_id, set_model) = state.choice_control("model");
-    let custom_fields = move || {
-        let field = |key: &'static str, label: &'static str, (min, max): (i64, i64)| {
-            let (value, set) = state.int_control(key);
-            view! { <NumberField key=key label=label value=value on_change=set min=min max=max instance=instance /> }
-        };
-        let (mlp, set_mlp) = state.choice_control("cmlp");
-        view! {
-            <fieldset class="custom-model" data-custom-model="">
-                <legend>"Custom configuration"</legend>
-                {field("cl", "Layers", const { int_range("cl") })}
-                {field("cd", "d_model", const { int_range("cd") })}
-                {field("ch", "Query heads", const { int_range("ch") })}
-                {field("ckv", "Key/value heads", const { int_range("ckv") })}
-                {field("cdh", "d_head", const { int_range("cdh") })}
-                {field("cff", "MLP width d_ff", const { int_range("cff") })}
-                <Select key="cmlp" label="MLP" options=&MLPS value=mlp on_change=set_mlp instance=instance />
-                {field("cv", "Vocabulary", const { int_range("cv") })}
-                {field("cwin", "Sliding window (0 = none)", const { int_range("cwin") })}
-            </fieldset>
-        }
-    };
     view! {
         <Select key="model" label="Model" options=&MODELS value=model_id on_change=set_model instance=instance />
-        <Show when=move || model_id.get() == "custom">{custom_fields}</Show>
+        <Show when=move || model_id.get() == "custom">
+            <CustomModelFields state=state instance=instance />
+        </Show>
     }
 }
 

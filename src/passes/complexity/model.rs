@@ -6,9 +6,10 @@ use leptos::prelude::*;
 
 use crate::math::complexity::{
     flash_extra_bytes, growth_on_doubling, kv_cache_bytes, score_matrix_bytes, weights_bytes,
-    ModelConfig, MAX_CONTEXT,
+    ModelConfig,
 };
-use crate::state::choices::{AXES, DTYPES, MLPS, MODELS};
+use crate::state::choices::{AXES, DTYPES, MODELS};
+use crate::state::custom_model::chosen_config;
 use crate::state::Params;
 use crate::state::UrlState;
 
@@ -19,28 +20,7 @@ pub const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
 /// The configuration the URL asks for: a preset, or the custom fields, validated.
 pub fn config_from_params(p: &Params) -> Result<ModelConfig, String> {
-    if let Some(published) = p.chosen("model", &MODELS) {
-        return Ok(published);
-    }
-    let field = |key: &str| p.int(key).clamp(0, u32::MAX as i64) as u32;
-    let window = p.int("cwin").max(0) as u64;
-    let cfg = ModelConfig {
-        name: "Custom",
-        layers: field("cl"),
-        d_model: field("cd"),
-        heads: field("ch"),
-        kv_heads: field("ckv"),
-        d_head: field("cdh"),
-        d_ff: field("cff"),
-        mlp: p.chosen("cmlp", &MLPS),
-        vocab: field("cv"),
-        tied_embeddings: false,
-        max_context: MAX_CONTEXT,
-        sliding_window: (window > 0).then_some(window),
-    };
-    cfg.validate()
-        .map(|_| cfg)
-        .map_err(|e| format!("This custom configuration cannot be evaluated: {e}."))
+    chosen_config(p, "model", &MODELS)
 }
 
 /// Context lengths for curves: 2^(7 + k/4), from 128 to 2^20.
@@ -113,7 +93,7 @@ impl ComplexityModel {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::complexity::MIN_CONTEXT;
+    use crate::math::complexity::{MAX_CONTEXT, MIN_CONTEXT};
 
     #[test]
     fn presets_come_from_the_url() {

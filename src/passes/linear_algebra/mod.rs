@@ -2,7 +2,7 @@
 //! `linear-algebra`).
 //!
 //! Figures `score-rank` ([`score_rank`]), `low-rank-target` ([`low_rank`]), `multi-head`
-//! ([`multi_head`]) and `lora` ([`lora`]); what they compute from the URL state is in
+//! ([`multi_head`]), `lora` ([`lora`]) and `finetune-memory` ([`finetune_memory`]); what they compute from the URL state is in
 //! [`model`]. Every control sets the URL through `set_on_frame`, so a dragged slider
 //! recomputes once per frame.
 
@@ -15,6 +15,7 @@ use crate::state::use_url_state;
 use crate::widgets::Formula;
 
 pub mod controls;
+pub mod finetune_memory;
 pub mod grids;
 pub mod lora;
 pub mod low_rank;
@@ -23,6 +24,7 @@ pub mod multi_head;
 pub mod score_rank;
 pub mod steps;
 
+pub use finetune_memory::FinetuneMemoryFigure;
 pub use lora::LoraFigure;
 pub use low_rank::LowRankFigure;
 pub use model::LinearAlgebraModel;
@@ -31,7 +33,15 @@ pub use score_rank::ScoreRankFigure;
 
 /// One Pass 3 figure alone (the embed view); `None` for another pass's figure id.
 pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
-    if !["score-rank", "low-rank-target", "multi-head", "lora"].contains(&id) {
+    if ![
+        "score-rank",
+        "low-rank-target",
+        "multi-head",
+        "lora",
+        "finetune-memory",
+    ]
+    .contains(&id)
+    {
         return None;
     }
     let model = LinearAlgebraModel::new(use_url_state());
@@ -44,6 +54,10 @@ pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
         }
         "multi-head" => {
             view! { <MultiHeadFigure model=model show_controls=show_controls /> }.into_any()
+        }
+        "finetune-memory" => {
+            view! { <FinetuneMemoryFigure state=model.state show_controls=show_controls /> }
+                .into_any()
         }
         _ => view! { <LoraFigure model=model show_controls=show_controls /> }.into_any(),
     })
@@ -93,6 +107,13 @@ pub fn LinearAlgebraSection() -> impl IntoView {
             </p>
             <Formula markup=formulas::LORA />
             <LoraFigure model=model />
+            <h3 class="subhead">"Why a 70B fine-tune can fit a laptop"</h3>
+            <p>
+                "Count where the bytes of fine-tuning go. Full fine-tuning with mixed-precision AdamW keeps, for every weight, a 16-bit copy, a 16-bit gradient, a 32-bit master copy and two 32-bit moments: 16 bytes a parameter, before a single activation. "
+                "LoRA freezes the base, so only the adapters have gradients and optimiser states; the 16-bit base remains. QLoRA stores the frozen linear layers in 4-bit NormalFloat with one constant per 64 weights (themselves quantised to 8 bits), and trains 16-bit adapters on top. "
+                "Pick a model and a method, and see which machine the result fits."
+            </p>
+            <FinetuneMemoryFigure state=model.state />
         </section>
     }
 }

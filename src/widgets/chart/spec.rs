@@ -13,6 +13,8 @@ pub enum Tone {
     Green,
     Purple,
     Gold,
+    Teal,
+    Pink,
 }
 
 impl Tone {
@@ -26,6 +28,8 @@ impl Tone {
             Tone::Green => palette.green,
             Tone::Purple => palette.purple,
             Tone::Gold => palette.gold,
+            Tone::Teal => palette.teal,
+            Tone::Pink => palette.pink,
         }
     }
 }
@@ -57,6 +61,19 @@ pub enum Mark {
         tone: Tone,
         width: f64,
     },
+    /// Stacked-bar segments: a box from y_from to y_to centred on each x, `width` wide (one
+    /// mark per stacked component, so the legend names each once).
+    Blocks {
+        label: String,
+        blocks: Vec<(f64, f64, f64)>,
+        tone: Tone,
+        width: f64,
+    },
+    /// A horizontal rule at y with its label written on the plot at its right end (not in
+    /// the legend); a label that would overlap the one below it is left out.
+    Level { label: String, y: f64, tone: Tone },
+    /// Names instead of numbers under the x axis, at the given x positions.
+    Categories { labels: Vec<(f64, String)> },
     /// A vertical rule at x.
     VRule { label: String, x: f64, tone: Tone },
     /// A horizontal rule at y.
