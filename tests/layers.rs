@@ -18,8 +18,23 @@ use std::path::{Path, PathBuf};
 const LAYERS: [&str; 5] = ["math", "state", "widgets", "passes", "app"];
 /// Modules at the bottom beside `math`.
 const BOTTOM: [&str; 3] = ["formulas", "katex_css", "heap"];
-/// The pass folders under `src/passes/`.
-const PASSES: [&str; 4] = ["backprop", "complexity", "linear_algebra", "stability"];
+/// The pass folders under `src/passes/`: every folder there is a pass (so a new pass is
+/// held to the rule from its first file), and `registry_and_pass_folders_name_the_same_passes`
+/// holds them equal to the registry's passes.
+fn pass_folders() -> Vec<String> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/passes");
+    let mut out: Vec<String> = fs::read_dir(dir)
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter(|e| e.path().is_dir())
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
+    out.sort();
+    out
+}
 /// What the math core must not use.
 const WEB_CRATES: [&str; 4] = ["leptos", "web_sys", "wasm_bindgen", "js_sys"];
 
@@ -95,9 +110,10 @@ fn violations(relative: &Path, source: &str) -> Vec<String> {
         // lib.rs (which only declares modules), the binaries, and files of no layer.
         return Vec::new();
     };
+    let passes = pass_folders();
     let own_pass = (top_module == "passes" && parts.len() > 2)
         .then(|| parts[1].clone())
-        .filter(|p| PASSES.contains(&p.as_str()));
+        .filter(|p| passes.contains(p));
     let code = code_of(source);
     let mut found = Vec::new();
     for (module, sub) in crate_paths(&code) {
@@ -111,7 +127,7 @@ fn violations(relative: &Path, source: &str) -> Vec<String> {
             ));
         }
         if let (Some(own), "passes", Some(other)) = (&own_pass, module.as_str(), &sub) {
-            if PASSES.contains(&other.as_str()) && other != own {
+            if passes.contains(other) && other != own {
                 found.push(format!(
                     "{}: pass {own} names pass {other}",
                     relative.display()
@@ -207,4 +223,61 @@ fn downward_imports_and_comments_are_allowed() {
         "use crate::passes::backprop;\nuse crate::widgets::PassHeading;\n/// See [`crate::app::App`].\n",
     );
     assert!(found.is_empty(), "{found:?}");
+}
+
+/// The folder of a registry pass: its section id with `_` for `-`.
+fn folder_of(section_id: &str) -> String {
+    section_id.replace('-', "_")
+}
+
+#[test]
+fn registry_and_pass_folders_name_the_same_passes() {
+    let mut registered: Vec<String> = handwave::state::registry::PASSES
+        .iter()
+        .map(|p| folder_of(p.id))
+        .collect();
+    registered.sort();
+    assert_eq!(
+        pass_folders(),
+        registered,
+        "every folder of src/passes/ is a pass of state/registry.rs, and every pass has its folder"
+    );
+}
+
+/// Every `<Figure id="…"` in the sources of a pass folder: (folder, figure id).
+fn figures_in_sources() -> Vec<(String, String)> {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/passes");
+    let mut out = Vec::new();
+    for pass in pass_folders() {
+        let mut files = Vec::new();
+        rust_files(&root.join(&pass), &mut files);
+        for file in files {
+            let source = fs::read_to_string(&file).unwrap_or_default();
+            for (i, _) in source.match_indices("<Figure id=\"") {
+                let rest = &source[i + "<Figure id=\"".len()..];
+                let id: String = rest.chars().take_while(|c| *c != '"').collect();
+                out.push((pass.clone(), id));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn every_registered_figure_is_drawn_by_its_pass_and_no_other_figure_exists() {
+    let mut registered: Vec<(String, String)> = handwave::state::registry::PASSES
+        .iter()
+        .flat_map(|p| {
+            p.figures
+                .iter()
+                .map(move |f| (folder_of(p.id), f.id.to_string()))
+        })
+        .collect();
+    registered.sort();
+    assert_eq!(
+        figures_in_sources(),
+        registered,
+        "each figure of state/registry.rs has one <Figure id> in its pass's folder, and none is unregistered"
+    );
 }

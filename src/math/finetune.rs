@@ -305,6 +305,8 @@ pub struct Device {
     /// Stable id (the `fits` readout).
     pub id: &'static str,
     pub label: &'static str,
+    /// A short label for the chart.
+    pub short: &'static str,
     /// Memory in bytes.
     pub bytes: f64,
     /// Where the number comes from.
@@ -320,42 +322,49 @@ pub const DEVICES: [Device; 7] = [
     Device {
         id: "laptop-16",
         label: "laptop, 16 GB unified memory",
+        short: "16 GB laptop",
         bytes: 16.0 * GIB,
         source: "Apple MacBook Air (M3) technical specifications: 16GB unified memory",
     },
     Device {
         id: "gpu-24",
         label: "consumer GPU, 24 GB",
+        short: "24 GB GPU",
         bytes: 24.0 * GIB,
         source: "NVIDIA GeForce RTX 4090 specifications: 24 GB GDDR6X",
     },
     Device {
         id: "laptop-36",
         label: "laptop, 36 GB unified memory",
+        short: "36 GB laptop",
         bytes: 36.0 * GIB,
         source: "Apple MacBook Pro (M3 Pro / M4 Max) technical specifications: 36GB",
     },
     Device {
         id: "gpu-48",
         label: "workstation GPU, 48 GB",
+        short: "48 GB GPU",
         bytes: 48.0 * GIB,
         source: "NVIDIA RTX 6000 Ada Generation data sheet: 48 GB GDDR6",
     },
     Device {
         id: "laptop-64",
         label: "laptop, 64 GB unified memory",
+        short: "64 GB laptop",
         bytes: 64.0 * GIB,
         source: "Apple MacBook Pro (M4 Max) technical specifications: 64GB",
     },
     Device {
         id: "gpu-80",
         label: "data-centre GPU, 80 GB",
+        short: "80 GB GPU",
         bytes: 80.0 * GIB,
         source: "NVIDIA H100 (SXM) / A100 80GB data sheets: 80 GB HBM",
     },
     Device {
         id: "laptop-128",
         label: "laptop, 128 GB unified memory",
+        short: "128 GB laptop",
         bytes: 128.0 * GIB,
         source: "Apple MacBook Pro (M4 Max) technical specifications: 128GB",
     },

@@ -151,4 +151,41 @@ mod tests {
             assert_eq!(pass(p.id), Some(p));
         }
     }
+
+    /// docs/url-state.md's table of figure and section ids is the registry written out (the
+    /// end-to-end tests read their list of figures from it).
+    #[test]
+    fn the_documented_figure_table_is_the_registry() {
+        let doc = include_str!("../../docs/url-state.md");
+        let table = doc
+            .split("## Figure and section ids")
+            .nth(1)
+            .and_then(|t| t.split("\n\n").nth(1))
+            .unwrap_or("");
+        let rows: Vec<(String, Vec<String>)> = table
+            .lines()
+            .filter(|l| l.starts_with("| ") && l.as_bytes().get(2).is_some_and(u8::is_ascii_digit))
+            .map(|l| {
+                let cells: Vec<&str> = l.split('|').map(str::trim).collect();
+                let ids = |cell: &str| -> Vec<String> {
+                    cell.split('`')
+                        .skip(1)
+                        .step_by(2)
+                        .map(String::from)
+                        .collect()
+                };
+                (ids(cells[2]).concat(), ids(cells[3]))
+            })
+            .collect();
+        let registry: Vec<(String, Vec<String>)> = PASSES
+            .iter()
+            .map(|p| {
+                (
+                    p.id.to_string(),
+                    p.figures.iter().map(|f| f.id.to_string()).collect(),
+                )
+            })
+            .collect();
+        assert_eq!(rows, registry);
+    }
 }

@@ -85,15 +85,16 @@ async function paste(page, scope, text) {
 
 test('a pasted config.json fills Pass 2 and this figure; a broken one says which field and changes nothing', async () => {
   const p = await openPage(env);
+  const memory = '[data-figure="memory-vs-context"]';
   await p.goto('?model=custom&ftmodel=llama2-7b#complexity');
-  await p.page.waitForSelector('#complexity [data-config-json]');
+  await p.page.waitForSelector(`${memory} [data-config-json]`);
   await settled(p.page);
   const llama2Full = await readout(p.page, 'bytes-full');
-  await paste(p.page, '#complexity', LLAMA2_CONFIG);
-  await p.page.waitForSelector('#complexity [data-config-json-said="ok"]');
+  await paste(p.page, memory, LLAMA2_CONFIG);
+  await p.page.waitForSelector(`${memory} [data-config-json-said="ok"]`);
   await p.page.waitForFunction(() => location.search.includes('ftmodel=custom') && location.search.includes('cff=11008'), null, { timeout: 5000 });
   await settled(p.page);
-  assert.equal(await p.page.inputValue('#complexity [data-control="cff"]'), '11008');
+  assert.equal(await p.page.inputValue(`${memory} [data-control="cff"]`), '11008');
   assert.equal(await p.page.inputValue(`${FIG} [data-control="ftmodel"]`), 'custom');
   // The custom copy of Llama-2-7B costs exactly what the preset does.
   assert.equal(await readout(p.page, 'bytes-full'), llama2Full);
@@ -105,9 +106,9 @@ test('a pasted config.json fills Pass 2 and this figure; a broken one says which
     [LLAMA2_CONFIG.replace('"hidden_size":4096', '"hidden_size":"big"'), /hidden_size should be a whole number/],
   ];
   for (const [text, message] of broken) {
-    await paste(p.page, '#complexity', text);
-    await p.page.waitForSelector('#complexity [data-config-json-said="error"]');
-    assert.match(await p.page.textContent('#complexity [data-config-json-said="error"]'), message);
+    await paste(p.page, memory, text);
+    await p.page.waitForSelector(`${memory} [data-config-json-said="error"]`);
+    assert.match(await p.page.textContent(`${memory} [data-config-json-said="error"]`), message);
     await settled(p.page);
     assert.equal(await p.page.evaluate(() => location.search), before, 'a refused file changes nothing');
   }

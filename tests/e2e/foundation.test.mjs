@@ -13,7 +13,9 @@ test('the page loads under a sub-path with no error, every figure drawn, formula
   const p = await openPage(env);
   await p.goto('');
   const figures = await p.page.$$eval('[data-figure]', (els) => els.map((e) => e.dataset.figure));
-  assert.deepEqual(figures, ['jacobian', 'jacobian-vs-dk', 'memory-vs-context', 'flops-vs-context', 'measured-attention', 'score-rank', 'low-rank-target', 'multi-head', 'lora', 'finetune-memory', 'gradient-flow', 'gradient-ab', 'depth-sweep']);
+  // The registry's figures in page order (docs/url-state.md's table, held equal to the
+  // registry by a native test).
+  assert.deepEqual(figures, figureIds());
   for (const c of await p.page.$$('[data-figure] canvas[data-canvas]')) {
     assert.ok(Number(await c.getAttribute('data-draws')) >= 1, 'every canvas drew');
   }

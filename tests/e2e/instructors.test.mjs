@@ -4,8 +4,11 @@
 // form; handouts that print.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { serveDist } from '../../scripts/serve-static.mjs';
-import { launch, openPage, settled } from './harness.mjs';
+import { launch, openPage, settle, settled } from './harness.mjs';
 
 let env;
 let host;
@@ -161,4 +164,56 @@ test('a link to a figure of any pass lands on it, without the reader scrolling, 
   }
   assert.deepEqual(p.errors, []);
   await p.close();
+});
+
+test('iframes written by hand below the fold (no height, no loading attribute) get their final height before the reader scrolls', async () => {
+  // A course page as an instructor or an LMS writes it: a long block of reading, then the
+  // main figure of each pass in a bare iframe (150 px tall by CSS), and the resize
+  // listener of docs/instructors.md. Served from a second origin.
+  const figures = ['jacobian', 'memory-vs-context', 'score-rank', 'gradient-flow'];
+  const dir = mkdtempSync(join(tmpdir(), 'handwave-lms-'));
+  const frames = figures.map((f) => `<iframe src="${env.site.url}?embed=${f}" title="${f}" style="width:100%;border:0"></iframe>`).join('\n');
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Week 7</title></head><body>
+<div style="height:1200px">Reading for this week.</div>
+${frames}
+<script>
+  window.__resizes = [];
+  addEventListener('message', (event) => {
+    if (event.data?.type !== 'handwave:resize') return;
+    const height = Number(event.data.height);
+    if (!Number.isFinite(height) || height <= 0) return;
+    window.__resizes.push([event.data.figure, height, performance.now()]);
+    for (const frame of document.querySelectorAll('iframe')) {
+      if (frame.contentWindow === event.source) frame.style.height = Math.ceil(height) + 'px';
+    }
+  });
+</script></body></html>`);
+  const lms = await serveDist({ root: dir, prefix: '/lms/' });
+  const p = await openPage(env, { viewport: { width: 900, height: 800 } });
+  try {
+    await p.page.goto(lms.url);
+    // No scrolling: every iframe's height arrives within a few seconds.
+    await p.page.waitForFunction((n) => new Set(window.__resizes.map(([f]) => f)).size === n, figures.length, { timeout: 10000 })
+      .catch(async () => { throw new Error(`heights before scrolling: ${JSON.stringify(await p.page.evaluate(() => window.__resizes))}`); });
+    assert.equal(await p.page.evaluate(() => scrollY), 0, 'the reader has not scrolled');
+    await p.page.waitForTimeout(1500);
+    const early = Object.fromEntries(await p.page.evaluate(() => window.__resizes.map(([f, h]) => [f, h])));
+    for (const [i, figure] of figures.entries()) {
+      assert.ok(early[figure] > 300, `${figure}: the early height ${early[figure]} is a figure's`);
+      const element = (await p.page.$$('iframe'))[i];
+      await element.evaluate((f) => f.scrollIntoView({ block: 'start' }));
+      const frame = await element.contentFrame();
+      await frame.waitForSelector('[data-figure] canvas[data-draws]', { timeout: 30000 });
+      await frame.waitForFunction(() => !document.querySelector('[aria-busy="true"]'), null, { timeout: 60000 });
+      await settle(frame);
+      const final = await frame.evaluate(() => Math.ceil(document.body.getBoundingClientRect().height));
+      assert.ok(Math.abs(final - early[figure]) <= 24, `${figure}: early ${early[figure]} px against ${final} px once scrolled to`);
+      const shown = await element.evaluate((f) => f.getBoundingClientRect().height);
+      assert.ok(Math.abs(shown - final) <= 24, `${figure}: the iframe is ${shown} px for a ${final} px figure`);
+    }
+    assert.deepEqual(p.errors, []);
+  } finally {
+    await p.close();
+    lms.server.close();
+  }
 });

@@ -6,7 +6,7 @@
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { launch, openPage } from './harness.mjs';
+import { launch, openPage, figureIds } from './harness.mjs';
 
 const DIR = 'tests/visual';
 const UPDATE = process.env.UPDATE_BASELINES === '1';
@@ -16,7 +16,9 @@ const MAX_DIFFERING = 0.005;
 
 // Fixed states: every figure at defaults, and some at a telling setting.
 const STATES = [
-  ...['jacobian', 'jacobian-vs-dk', 'memory-vs-context', 'flops-vs-context', 'score-rank', 'low-rank-target', 'multi-head', 'lora', 'gradient-flow', 'gradient-ab', 'depth-sweep']
+  // Every figure of the registry (docs/url-state.md's table) but the one that times this
+  // machine.
+  ...figureIds().filter((id) => id !== 'measured-attention')
     .map((id) => ({ name: id, query: `?embed=${id}` })),
   { name: 'jacobian-saturated', query: '?embed=jacobian&alpha=20&div=0' },
   { name: 'score-rank-softmax', query: '?embed=score-rank&rshow=a&rn=24' },

@@ -116,12 +116,13 @@ const COMPONENT_TONES: [Tone; 7] = [
 
 const GIB: f64 = 1024.0 * 1024.0 * 1024.0;
 
-/// The stacked bars and device levels. The axis reaches the chosen method's total or the
-/// largest device, whichever is higher; a taller bar is cut at the top (its total is in
-/// its label under the axis, with an arrow).
+/// The stacked bars and device levels. The axis reaches the device the chosen method fits
+/// (or its total, when it fits none), so the verdict's device and bar are always in view; a
+/// taller bar is cut at the top, marked ↑ under the axis (its total is in the readouts).
 fn chart_spec(v: &FinetuneView) -> ChartSpec {
-    let totals: Vec<f64> = v.breakdowns.iter().map(|b| b.total()).collect();
-    let top = v.chosen().total().max(DEVICES[DEVICES.len() - 1].bytes) * 1.08 / GIB;
+    let chosen = v.chosen().total();
+    let reach = v.fits.map_or(chosen, |i| DEVICES[i].bytes.max(chosen));
+    let top = reach * 1.12 / GIB;
     let mut marks = Vec::new();
     for (c, (name, tone)) in COMPONENTS.iter().zip(COMPONENT_TONES).enumerate() {
         let blocks: Vec<(f64, f64, f64)> = v
@@ -145,7 +146,7 @@ fn chart_spec(v: &FinetuneView) -> ChartSpec {
     }
     for d in DEVICES.iter() {
         marks.push(Mark::Level {
-            label: d.label.replace(" unified memory", ""),
+            label: d.short.to_string(),
             y: d.bytes / GIB,
             tone: Tone::Muted,
         });
@@ -155,19 +156,20 @@ fn chart_spec(v: &FinetuneView) -> ChartSpec {
             .iter()
             .enumerate()
             .map(|(i, m)| {
-                let cut = if totals[i] / GIB > top { " ↑" } else { "" };
-                (
-                    i as f64,
-                    format!("{}: {}{cut}", short_name(*m), format_bytes(totals[i])),
-                )
+                let cut = if v.breakdowns[i].total() / GIB > top {
+                    " ↑"
+                } else {
+                    ""
+                };
+                (i as f64, format!("{}{cut}", short_name(*m)))
             })
             .collect(),
     });
     ChartSpec {
         x: Axis {
-            label: "method".into(),
+            label: "method (devices on the right)".into(),
             min: -0.5,
-            max: 2.5,
+            max: 3.6,
             log: false,
         },
         y: Axis {
@@ -178,6 +180,15 @@ fn chart_spec(v: &FinetuneView) -> ChartSpec {
         },
         marks,
     }
+}
+
+/// The method's URL id (`ftmethod=`), for the CSV.
+fn method_id(m: Method) -> &'static str {
+    FT_METHODS
+        .rows()
+        .iter()
+        .find(|r| r.value == m)
+        .map_or("", |r| r.id)
 }
 
 fn short_name(m: Method) -> &'static str {
@@ -218,7 +229,7 @@ pub fn finetune_csv(v: &FinetuneView) -> String {
         let cells: Vec<String> = b.parts().iter().map(|x| x.to_string()).collect();
         out.push_str(&format!(
             "{},{},{},{}\n",
-            short_name(*m),
+            method_id(*m),
             cells.join(","),
             b.total(),
             trainable_params(&v.model, *m, &v.setup)
@@ -353,7 +364,7 @@ pub fn FinetuneMemoryFigure(
                     {move || view_state.with(|v| v.as_ref().err().cloned().unwrap_or_default())}
                 </p>
             </Show>
-            <Chart name="finetune-memory" spec=spec summary=summary aspect=0.62 />
+            <Chart name="finetune-memory" spec=spec summary=summary aspect=0.7 />
             <p class="verdict" data-verdict-text="">{move || verdict_text.get()}</p>
             {show_controls.then(|| view! { <LazySteps id="finetune-memory" asks=&FINETUNE_ASKS /> })}
             <div class="readouts">
@@ -460,6 +471,23 @@ mod tests {
                 "{top} vs {}",
                 b.total() / GIB
             );
+        }
+    }
+
+    #[test]
+    fn the_axis_shows_the_chosen_bar_and_the_device_it_fits() {
+        for q in [
+            "",
+            "ftmodel=llama3-8b",
+            "ftmethod=full",
+            "ftmodel=gpt2&ftmethod=lora",
+        ] {
+            let v = view(q);
+            let spec = chart_spec(&v);
+            assert!(spec.y.max * GIB >= v.chosen().total(), "{q}");
+            if let Some(i) = v.fits {
+                assert!(spec.y.max * GIB >= DEVICES[i].bytes, "{q}");
+            }
         }
     }
 }
