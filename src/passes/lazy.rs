@@ -167,6 +167,21 @@ fn fragment_names(pass: LazyPass) -> bool {
     })
 }
 
+/// Whether the address's fragment names `pass`, now and after every change of the
+/// fragment (an in-page link, or the address edited): a link to a figure of a pass not yet
+/// here fetches the pass and lands on the figure, as a fresh load of that link does.
+fn use_linked(pass: LazyPass) -> RwSignal<bool> {
+    let linked = RwSignal::new(fragment_names(pass));
+    let handle = window_event_listener(leptos::ev::hashchange, move |_| {
+        if fragment_names(pass) {
+            linked.try_set(true);
+        }
+    });
+    let handle = send_wrapper::SendWrapper::new(handle);
+    on_cleanup(move || handle.take().remove());
+    linked
+}
+
 /// A lazily loaded section: a placeholder until it comes within a screen of the viewport,
 /// then the pass itself once its module has been fetched.
 #[component]
@@ -177,9 +192,9 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
     // Printing asks for every pass: one not yet here is fetched for the next printout.
     let printing = use_printing();
     // Once asked for, a pass stays: scrolling away must not unload what the reader saw.
-    let linked = fragment_names(pass);
+    let linked = use_linked(pass);
     let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || linked || near.get() || printing.get()
+        was.copied().unwrap_or(false) || linked.get() || near.get() || printing.get()
     });
     let attempt = RwSignal::new(0_u32);
     let loading = NodeRef::<leptos::html::Section>::new();
@@ -194,7 +209,8 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
                                 let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
                                 // Its own fragment, or one below that the page stands at
                                 // and that this section's height would push away.
-                                if linked || (is_above_screen(rect) && is_at_fragment())
+                                if linked.get_untracked()
+                                    || (is_above_screen(rect) && is_at_fragment())
                                 {
                                     request_animation_frame(scroll_to_fragment);
                                 }
@@ -240,10 +256,10 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     observe_near_screen(node, near, PART_NEAR);
     let printing = use_printing();
     let linked = match part {
-        LazyPart::BackpropDerivation => fragment_names(LazyPass::BackpropDerivation),
+        LazyPart::BackpropDerivation => use_linked(LazyPass::BackpropDerivation),
     };
     let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || linked || near.get() || printing.get()
+        was.copied().unwrap_or(false) || linked.get() || near.get() || printing.get()
     });
     let attempt = RwSignal::new(0_u32);
     let loading = NodeRef::<leptos::html::Div>::new();
@@ -268,7 +284,7 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
                             None => Err(PassLoadError),
                         };
                         let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
-                        if linked || (is_above_screen(rect) && is_at_fragment()) {
+                        if linked.get_untracked() || (is_above_screen(rect) && is_at_fragment()) {
                             // The page went to a later fragment before this part arrived
                             // above it: the part's height would push the target away.
                             request_animation_frame(scroll_to_fragment);

@@ -20,7 +20,41 @@ pub fn page_base_url() -> String {
 pub fn scroll_to_fragment() {
     if let Some(target) = fragment_target() {
         target.scroll_into_view();
+        hold_at_fragment(window().scroll_y().unwrap_or(0.0), now() + HOLD_MS);
     }
+}
+
+/// How long after a jump the page keeps its fragment's target at the top while what is
+/// above it settles (charts sized, formulas typeset, parts arriving).
+const HOLD_MS: f64 = 3000.0;
+
+fn now() -> f64 {
+    js_sys::Date::now()
+}
+
+/// Keeps the fragment's target at the top, frame by frame, until `until` or until the
+/// reader (or anything else) scrolls the page away from it. Content that grows above the
+/// target without the browser's scroll anchoring making up for it leaves the scroll
+/// position where it was and the target lower: the page jumps again. A scroll that moved
+/// the page and left the target is the reader's, and ends the hold.
+fn hold_at_fragment(left_at: f64, until: f64) {
+    request_animation_frame(move || {
+        if now() > until {
+            return;
+        }
+        let Some(target) = fragment_target() else {
+            return;
+        };
+        let y = window().scroll_y().unwrap_or(0.0);
+        if is_at_fragment() {
+            return hold_at_fragment(y, until);
+        }
+        if (y - left_at).abs() > 1.0 {
+            return;
+        }
+        target.scroll_into_view();
+        hold_at_fragment(window().scroll_y().unwrap_or(0.0), until);
+    });
 }
 
 /// The id the address's fragment names (`#id`, percent-decoded), if any.

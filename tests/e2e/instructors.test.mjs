@@ -8,7 +8,7 @@ import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { serveDist } from '../../scripts/serve-static.mjs';
-import { launch, openPage, settle, settled } from './harness.mjs';
+import { launch, openPage, settle, settled, figureIds } from './harness.mjs';
 
 let env;
 let host;
@@ -136,7 +136,7 @@ test('a printed handout: no controls, buttons or notices; every figure\'s canvas
   }));
   assert.equal(state.controls, 0, 'nothing to press on paper');
   assert.equal(state.captions, state.figures, 'every caption prints');
-  assert.equal(state.figures, 12);
+  assert.equal(state.figures, figureIds().length);
   assert.ok(state.links.every((l) => l.includes('alpha=3') && l.includes('#')), state.links.join('\n'));
   assert.equal(state.background, 'rgb(255, 255, 255)', 'dark prints light');
   // The canvases were drawn again in the light palette: a chart's background is white.
