@@ -63,10 +63,17 @@ pub fn Figure(
 ) -> impl IntoView {
     let title = figure_title(id);
     let root = NodeRef::<html::Figure>::new();
-    if let Some(signal) = on_screen {
-        super::observers::observe_on_screen(root, signal);
-    }
     let state = use_url_state();
+    if let Some(signal) = on_screen {
+        if state.view.embed.is_some() {
+            // An embed is this one figure: it computes at once, on the screen or not, so
+            // that a frame below the fold of its host page has its final height (captions
+            // and readouts filled in) before the reader scrolls to it.
+            signal.set(true);
+        } else {
+            super::observers::observe_on_screen(root, signal);
+        }
+    }
     let (shared, set_shared) = signal(None::<Shared>);
     let hide = state.view.hide_controls && state.view.embed.is_some();
     let printing = use_printing();

@@ -166,14 +166,14 @@ test('a link to a figure of any pass lands on it, without the reader scrolling, 
   await p.close();
 });
 
-test('iframes written by hand below the fold (no height, no loading attribute) get their final height before the reader scrolls', async () => {
+for (const viewport of [{ width: 900, height: 800 }, { width: 375, height: 700 }]) test(`at ${viewport.width} px, iframes written by hand below the fold (no height, no loading attribute) get their final height before the reader scrolls`, async () => {
   // A course page as an instructor or an LMS writes it: a long block of reading, then the
   // main figure of each pass in a bare iframe (150 px tall by CSS), and the resize
   // listener of docs/instructors.md. Served from a second origin.
   const figures = ['jacobian', 'memory-vs-context', 'score-rank', 'gradient-flow'];
   const dir = mkdtempSync(join(tmpdir(), 'handwave-lms-'));
   const frames = figures.map((f) => `<iframe src="${env.site.url}?embed=${f}" title="${f}" style="width:100%;border:0"></iframe>`).join('\n');
-  writeFileSync(join(dir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Week 7</title></head><body>
+  writeFileSync(join(dir, 'index.html'), `<!doctype html><html><head><meta charset="utf-8"><title>Week 7</title><link rel="icon" href="data:,"></head><body>
 <div style="height:1200px">Reading for this week.</div>
 ${frames}
 <script>
@@ -189,7 +189,7 @@ ${frames}
   });
 </script></body></html>`);
   const lms = await serveDist({ root: dir, prefix: '/lms/' });
-  const p = await openPage(env, { viewport: { width: 900, height: 800 } });
+  const p = await openPage(env, { viewport });
   try {
     await p.page.goto(lms.url);
     // No scrolling: every iframe's height arrives within a few seconds.
