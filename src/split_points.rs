@@ -4,8 +4,10 @@
 //! reaches, into `split_passN.wasm`; a first call fetches that module, and a module that
 //! cannot be fetched is an `Err`, never a panic (`fallible`).
 
+use handwave::app::embed::EmbedView;
 use handwave::passes::lazy::{LazyPart, LazyPass, PassLoadError, PassLoaders};
 use handwave::passes::{backprop, complexity, linear_algebra, stability};
+use handwave::state::Notice;
 use handwave::widgets::steps::{Step, Steps};
 use leptos::prelude::*;
 use leptos::wasm_split::{wasm_split, SplitLoaderError};
@@ -29,6 +31,13 @@ pub fn loaders() -> PassLoaders {
         },
         steps: |id| {
             Box::pin(async move { steps_view(id).await.map_err(|LoadFailed| PassLoadError) })
+        },
+        embed: |figure, show_controls, notices| {
+            Box::pin(async move {
+                embed_view(figure, show_controls, notices)
+                    .await
+                    .map_err(|LoadFailed| PassLoadError)
+            })
         },
     }
 }
@@ -91,6 +100,20 @@ fn steps_view(id: &'static str) -> Result<AnyView, LoadFailed> {
         _ => &[],
     };
     Ok(view! { <Steps id=id steps=steps /> }.into_any())
+}
+
+/// The embed view: one figure alone (`?embed=`), with what posts its height to the page
+/// around it; only embeds fetch it.
+#[wasm_split(embed, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn embed_view(
+    figure: &'static str,
+    show_controls: bool,
+    notices: RwSignal<Vec<Notice>>,
+) -> Result<AnyView, LoadFailed> {
+    Ok(
+        view! { <EmbedView figure=figure show_controls=show_controls notices=notices /> }
+            .into_any(),
+    )
 }
 
 #[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]

@@ -49,10 +49,21 @@ pub fn App() -> impl IntoView {
     url_sync::sync_url(state);
     request_animation_frame(scroll_to_fragment);
     match view.embed {
-        Some(figure) => view! {
-            <embed::EmbedView figure=figure show_controls=!view.hide_controls notices=notices />
+        Some(figure) => {
+            let show_controls = !view.hide_controls;
+            view! {
+                <Suspense fallback=|| view! { <p class="pass-status" role="status">"Loading the figure…"</p> }>
+                    {move || Suspend::new(send_wrapper::SendWrapper::new(async move {
+                        crate::passes::lazy::embed_view(figure, show_controls, notices)
+                            .await
+                            .unwrap_or_else(|_| view! {
+                                <p class="pass-status pass-failed" role="alert">"This figure could not be loaded (are you offline?). Reload the page to try again."</p>
+                            }.into_any())
+                    }))}
+                </Suspense>
+            }
+            .into_any()
         }
-        .into_any(),
         None => view! { <page::Page theme=theme notices=notices /> }.into_any(),
     }
 }

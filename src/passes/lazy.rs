@@ -26,7 +26,7 @@ use std::sync::OnceLock;
 use leptos::prelude::*;
 
 use crate::state::registry::{pass, PassInfo};
-use crate::state::use_url_state;
+use crate::state::{use_url_state, Notice};
 use crate::widgets::location::{fragment_id, is_at_fragment, scroll_to_fragment};
 use crate::widgets::observers::{observe_near_screen, use_printing};
 use crate::widgets::PassHeading;
@@ -45,6 +45,21 @@ pub struct PassLoaders {
     pub steps: fn(&'static str) -> PendingView,
     /// A part of a pass that arrives after the rest of its section.
     pub part: fn(LazyPart) -> PendingView,
+    /// The embed view (`?embed=`): one figure alone, with its notices (a module of its
+    /// own, so that the page's first load does not carry it).
+    pub embed: fn(&'static str, bool, RwSignal<Vec<Notice>>) -> PendingView,
+}
+
+/// Fetches the embed view's module (once) and builds the view of `figure`.
+pub async fn embed_view(
+    figure: &'static str,
+    show_controls: bool,
+    notices: RwSignal<Vec<Notice>>,
+) -> Result<AnyView, PassLoadError> {
+    match LOADERS.get() {
+        Some(loaders) => (loaders.embed)(figure, show_controls, notices).await,
+        None => Err(PassLoadError),
+    }
 }
 
 /// A part of a pass loaded on demand, after the section it belongs to.
@@ -150,9 +165,23 @@ pub fn loading_status(pass: LazyPass) -> AnyView {
 
 /// The message and retry button shown where a pass could not be fetched.
 pub fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
+    try_again(
+        format!(
+            "Pass {} could not be loaded (are you offline?). ",
+            pass.info().number
+        ),
+        attempt,
+        None,
+    )
+}
+
+/// What stands where a module could not be fetched: what failed, and a button that asks
+/// for it again. The one markup of the page's three lazy loaders; a part carries its name
+/// (`data-lazy-part`) and `data-failed`.
+fn try_again(message: String, attempt: RwSignal<u32>, part: Option<&'static str>) -> AnyView {
     view! {
-        <p class="pass-status pass-failed" role="alert">
-            {format!("Pass {} could not be loaded (are you offline?). ", pass.info().number)}
+        <p class="pass-status pass-failed" role="alert" data-lazy-part=part data-failed=part.map(|_| "")>
+            {message}
             <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
         </p>
     }
@@ -290,13 +319,11 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
                             request_animation_frame(scroll_to_fragment);
                         }
                         loaded.unwrap_or_else(|PassLoadError| {
-                            view! {
-                                <p class="pass-status pass-failed" role="alert" data-lazy-part=name data-failed="">
-                                    "The rest of this pass could not be loaded (are you offline?). "
-                                    <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
-                                </p>
-                            }
-                            .into_any()
+                            try_again(
+                                "The rest of this pass could not be loaded (are you offline?). ".into(),
+                                attempt,
+                                Some(name),
+                            )
                         })
                     }))
                 }}
@@ -369,13 +396,11 @@ pub fn LazySteps(
                             None => Err(PassLoadError),
                         };
                         loaded.unwrap_or_else(|PassLoadError| {
-                            view! {
-                                <p class="pass-status pass-failed" role="alert">
-                                    "The guided steps could not be loaded (are you offline?). "
-                                    <button type="button" class="button-quiet" on:click=move |_| attempt.update(|a| *a += 1)>"Try again"</button>
-                                </p>
-                            }
-                            .into_any()
+                            try_again(
+                                "The guided steps could not be loaded (are you offline?). ".into(),
+                                attempt,
+                                None,
+                            )
                         })
                     }))
                 }}

@@ -142,8 +142,9 @@ const fn row<T>(id: &'static str, label: &'static str, value: T) -> Choice<T> {
     Choice { id, label, value }
 }
 
-/// Pass 2's model configurations (`model=`): a published one, or `None` for the custom
-/// fields.
+/// The model configurations of Pass 2 (`model=`) and of the fine-tuning figure
+/// (`ftmodel=`): a published one (the LoRA and QLoRA papers' among them), or `None` for
+/// the custom fields.
 pub static MODELS: Choices<Option<ModelConfig>> = Choices::new(&[
     row("gpt2", "GPT-2 small", Some(GPT2_SMALL)),
     row("llama2-7b", "Llama-2-7B", Some(LLAMA2_7B)),
@@ -154,28 +155,9 @@ pub static MODELS: Choices<Option<ModelConfig>> = Choices::new(&[
         "Mistral-7B (sliding window)",
         Some(MISTRAL_7B),
     ),
+    row("llama-65b", "LLaMA-65B (QLoRA paper)", Some(LLAMA_65B)),
+    row("gpt3-175b", "GPT-3 175B (LoRA paper)", Some(GPT3_175B)),
     row("custom", "Custom", None),
-]);
-
-/// The fine-tuning figure's models (`ftmodel=`): Pass 2's presets, the LoRA and QLoRA
-/// papers' models, or `None` for Pass 2's custom fields.
-pub static FT_MODELS: Choices<Option<ModelConfig>> = Choices::new(&[
-    row("gpt2", "GPT-2 small", Some(GPT2_SMALL)),
-    row("llama2-7b", "Llama-2-7B", Some(LLAMA2_7B)),
-    row("llama3-8b", "Llama-3-8B", Some(LLAMA3_8B)),
-    row("mistral-7b", "Mistral-7B", Some(MISTRAL_7B)),
-    row(
-        "llama-65b",
-        "LLaMA-65B (the QLoRA paper's)",
-        Some(LLAMA_65B),
-    ),
-    row("llama3-70b", "Llama-3-70B", Some(LLAMA3_70B)),
-    row(
-        "gpt3-175b",
-        "GPT-3 175B (the LoRA paper's)",
-        Some(GPT3_175B),
-    ),
-    row("custom", "Custom (Pass 2's fields)", None),
 ]);
 
 /// How the fine-tuning figure's chosen method trains (`ftmethod=`).
@@ -188,30 +170,14 @@ pub static FT_METHODS: Choices<Method> = Choices::new(&[
 /// Which matrices get adapters (`fttarget=`).
 pub static FT_TARGETS: Choices<AdapterTargets> = Choices::new(&[
     row("all", "every linear layer", AdapterTargets::AllLinear),
-    row(
-        "qv",
-        "attention query and value only",
-        AdapterTargets::QueryValue,
-    ),
+    row("qv", "W_q and W_v only", AdapterTargets::QueryValue),
 ]);
 
 /// What a trained parameter costs (`ftopt=`).
 pub static FT_RECIPES: Choices<Recipe> = Choices::new(&[
-    row(
-        "mixed",
-        "mixed-precision AdamW (16 B per trained parameter)",
-        Recipe::Mixed,
-    ),
-    row(
-        "half",
-        "16-bit weights and gradients, 32-bit moments (12 B)",
-        Recipe::Half,
-    ),
-    row(
-        "lean",
-        "16-bit moments, step fused into backward (6 B)",
-        Recipe::Lean,
-    ),
+    row("mixed", "mixed-precision AdamW (16 B)", Recipe::Mixed),
+    row("half", "16-bit, 32-bit moments (12 B)", Recipe::Half),
+    row("lean", "16-bit moments, fused step (6 B)", Recipe::Lean),
 ]);
 
 /// Element types (`dtype=`, `ldtype=`): bytes per element.

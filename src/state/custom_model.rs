@@ -46,7 +46,7 @@ pub fn chosen_config(
 mod tests {
     use super::*;
     use crate::math::complexity::parameter_count;
-    use crate::state::choices::{FT_MODELS, MODELS};
+    use crate::state::choices::MODELS;
 
     #[test]
     fn tied_embeddings_count_the_embedding_once() {
@@ -62,7 +62,7 @@ mod tests {
     fn both_lists_read_the_same_custom_fields() {
         let (p, _, _) = Params::from_query("model=custom&ftmodel=custom&cl=7");
         let pass2 = chosen_config(&p, "model", &MODELS).unwrap();
-        let finetune = chosen_config(&p, "ftmodel", &FT_MODELS).unwrap();
+        let finetune = chosen_config(&p, "ftmodel", &MODELS).unwrap();
         assert_eq!(pass2, finetune);
         assert_eq!(pass2.layers, 7);
     }

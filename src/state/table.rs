@@ -8,8 +8,8 @@ use crate::math::rank::MAX_N;
 use crate::math::stability::MAX_DEPTH;
 
 use super::choices::{
-    ChoiceList, AXES, DTYPES, FT_METHODS, FT_MODELS, FT_RECIPES, FT_TARGETS, GRADIENTS,
-    LORA_SHAPES, MLPS, MODELS, NORMS, SHOWN_MATRICES, TARGETS,
+    ChoiceList, AXES, DTYPES, FT_METHODS, FT_RECIPES, FT_TARGETS, GRADIENTS, LORA_SHAPES, MLPS,
+    MODELS, NORMS, SHOWN_MATRICES, TARGETS,
 };
 
 /// What a parameter holds and its valid range.
@@ -294,7 +294,7 @@ pub static PARAMS: &[ParamSpec] = &[
     bool_param(
         "ctie",
         false,
-        "Pass 2, custom model: input and output embeddings tied",
+        "Pass 2, custom model: tied embeddings",
         CUSTOM_MODEL,
     ),
     int_param("rn", 2, MAX_N as i64, 32, "Pass 3: tokens n", PASS3_TOKENS),
@@ -379,16 +379,16 @@ pub static PARAMS: &[ParamSpec] = &[
     ),
     choice_param(
         "ftmodel",
-        &FT_MODELS,
+        &MODELS,
         "llama3-70b",
-        "Pass 3, fine-tuning memory: model",
+        "Pass 3, fine-tuning: model",
         FINETUNE,
     ),
     choice_param(
         "ftmethod",
         &FT_METHODS,
         "qlora",
-        "Pass 3, fine-tuning memory: method the verdict is about",
+        "Pass 3, fine-tuning: method",
         FINETUNE,
     ),
     int_param(
@@ -396,49 +396,42 @@ pub static PARAMS: &[ParamSpec] = &[
         1,
         1024,
         16,
-        "Pass 3, fine-tuning memory: LoRA rank r",
+        "Pass 3, fine-tuning: LoRA rank r",
         FINETUNE,
     ),
     choice_param(
         "fttarget",
         &FT_TARGETS,
         "all",
-        "Pass 3, fine-tuning memory: matrices with adapters",
+        "Pass 3, fine-tuning: adapted matrices",
         FINETUNE,
     ),
-    int_param(
-        "ftbatch",
-        1,
-        64,
-        1,
-        "Pass 3, fine-tuning memory: batch",
-        FINETUNE,
-    ),
+    int_param("ftbatch", 1, 64, 1, "Pass 3, fine-tuning: batch", FINETUNE),
     int_param(
         "ftseq",
         128,
         32_768,
         1024,
-        "Pass 3, fine-tuning memory: sequence length",
+        "Pass 3, fine-tuning: sequence length",
         FINETUNE,
     ),
     bool_param(
         "ftckpt",
         true,
-        "Pass 3, fine-tuning memory: gradient checkpointing",
+        "Pass 3, fine-tuning: gradient checkpointing",
         FINETUNE,
     ),
     choice_param(
         "ftopt",
         &FT_RECIPES,
         "mixed",
-        "Pass 3, fine-tuning memory: optimiser and precision",
+        "Pass 3, fine-tuning: optimiser and precision",
         FINETUNE,
     ),
     bool_param(
         "ftdq",
         true,
-        "Pass 3, fine-tuning memory: QLoRA's double quantisation",
+        "Pass 3, fine-tuning: double quantisation",
         FINETUNE,
     ),
     int_param(

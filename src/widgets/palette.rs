@@ -53,24 +53,36 @@ impl Palette {
         0.299 * f64::from(r) + 0.587 * f64::from(g) + 0.114 * f64::from(b) < 128.0
     }
 
-    /// Reads the palette from the document's root element.
+    /// Reads the palette from the document's root element (its computed style read once;
+    /// not inlined: the page calls it from a few places).
+    #[inline(never)]
     pub fn read() -> Self {
         let d = Palette::default();
-        let Some(root) = document().document_element() else {
+        let Some(style) = document()
+            .document_element()
+            .and_then(|root| window().get_computed_style(&root).ok().flatten())
+        else {
             return d;
         };
+        let color = |name: &str, fallback: (u8, u8, u8)| {
+            style
+                .get_property_value(name)
+                .ok()
+                .and_then(|v| parse_hex_color(v.trim()))
+                .unwrap_or(fallback)
+        };
         Palette {
-            bg: css_color(&root, "--c-surface", d.bg),
-            fg: css_color(&root, "--c-fg", d.fg),
-            muted: css_color(&root, "--c-muted", d.muted),
-            grid: css_color(&root, "--c-grid", d.grid),
-            coral: css_color(&root, "--c-coral", d.coral),
-            blue: css_color(&root, "--c-blue", d.blue),
-            green: css_color(&root, "--c-green", d.green),
-            purple: css_color(&root, "--c-purple", d.purple),
-            gold: css_color(&root, "--c-gold", d.gold),
-            teal: css_color(&root, "--c-teal", d.teal),
-            pink: css_color(&root, "--c-pink", d.pink),
+            bg: color("--c-surface", d.bg),
+            fg: color("--c-fg", d.fg),
+            muted: color("--c-muted", d.muted),
+            grid: color("--c-grid", d.grid),
+            coral: color("--c-coral", d.coral),
+            blue: color("--c-blue", d.blue),
+            green: color("--c-green", d.green),
+            purple: color("--c-purple", d.purple),
+            gold: color("--c-gold", d.gold),
+            teal: color("--c-teal", d.teal),
+            pink: color("--c-pink", d.pink),
         }
     }
 }
@@ -78,17 +90,6 @@ impl Palette {
 /// CSS `rgb()` text of a colour.
 pub fn css_rgb((r, g, b): (u8, u8, u8)) -> String {
     format!("rgb({r},{g},{b})")
-}
-
-/// Reads a CSS custom property (e.g. `--c-fg`) as an RGB triple; `fallback` if absent.
-pub fn css_color(element: &web_sys::Element, name: &str, fallback: (u8, u8, u8)) -> (u8, u8, u8) {
-    let Ok(Some(style)) = window().get_computed_style(element) else {
-        return fallback;
-    };
-    let Ok(value) = style.get_property_value(name) else {
-        return fallback;
-    };
-    parse_hex_color(value.trim()).unwrap_or(fallback)
 }
 
 /// Parses `#rgb` or `#rrggbb`.

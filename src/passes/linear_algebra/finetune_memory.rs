@@ -11,10 +11,10 @@ use crate::math::finetune::{
     Method, COMPONENTS, DEVICES, METHODS,
 };
 use crate::passes::lazy::LazySteps;
-use crate::state::choices::{FT_METHODS, FT_MODELS, FT_RECIPES, FT_TARGETS};
+use crate::state::choices::{FT_METHODS, FT_RECIPES, FT_TARGETS, MODELS};
 use crate::state::custom_model::chosen_config;
 use crate::state::{Params, UrlState};
-use crate::widgets::format::{format_bytes, format_number, grouped_whole, whole};
+use crate::widgets::format::{format_bytes, grouped_whole, whole};
 use crate::widgets::{
     Axis, Chart, ChartSpec, CustomModelFields, Figure, Mark, Readout, Scale, Select, Slider,
     Toggle, Tone,
@@ -60,7 +60,7 @@ fn method_name(method: Method) -> &'static str {
 
 /// The figure's numbers for the URL state `p` (an invalid custom model is a message).
 pub fn finetune_view(p: &Params) -> Result<FinetuneView, String> {
-    let model = chosen_config(p, "ftmodel", &FT_MODELS)?;
+    let model = chosen_config(p, "ftmodel", &MODELS)?;
     let setup = FinetuneSetup {
         rank: p.int("ftr").clamp(1, 1024) as u32,
         targets: p.chosen("fttarget", &FT_TARGETS),
@@ -123,22 +123,21 @@ fn chart_spec(v: &FinetuneView) -> ChartSpec {
     let chosen = v.chosen().total();
     let reach = v.fits.map_or(chosen, |i| DEVICES[i].bytes.max(chosen));
     let top = reach * 1.12 / GIB;
+    // Stacked bars, painted as bars from zero to each component's running total, the
+    // highest total first, so that each component shows as the band above the one below.
     let mut marks = Vec::new();
-    for (c, (name, tone)) in COMPONENTS.iter().zip(COMPONENT_TONES).enumerate() {
-        let blocks: Vec<(f64, f64, f64)> = v
+    for (c, (name, tone)) in COMPONENTS.iter().zip(COMPONENT_TONES).enumerate().rev() {
+        let bars: Vec<(f64, f64)> = v
             .breakdowns
             .iter()
             .enumerate()
             .filter(|(_, b)| b.parts()[c] > 0.0)
-            .map(|(i, b)| {
-                let below: f64 = b.parts()[..c].iter().sum();
-                (i as f64, below / GIB, (below + b.parts()[c]) / GIB)
-            })
+            .map(|(i, b)| (i as f64, b.parts()[..=c].iter().sum::<f64>() / GIB))
             .collect();
-        if !blocks.is_empty() {
-            marks.push(Mark::Blocks {
+        if !bars.is_empty() {
+            marks.push(Mark::Bars {
                 label: (*name).to_string(),
-                blocks,
+                bars,
                 tone,
                 width: 0.6,
             });
@@ -325,7 +324,7 @@ pub fn FinetuneMemoryFigure(
         let (model_id, set_model) = state.choice_control("ftmodel");
         let (method, set_method) = state.choice_control("ftmethod");
         view! {
-            <Select key="ftmodel" label="Model" options=&FT_MODELS value=model_id on_change=set_model instance="-ft" />
+            <Select key="ftmodel" label="Model" options=&MODELS value=model_id on_change=set_model instance="-ft" />
             <Select key="ftmethod" label="Method" options=&FT_METHODS value=method on_change=set_method />
         }
     };
@@ -396,14 +395,14 @@ pub fn counting_note(v: &FinetuneView) -> String {
         .find(|r| r.value == v.setup.recipe)
         .map_or("", |r| r.label);
     format!(
-        "trained parameters by {recipe}; frozen weights in 16 bits (QLoRA: the linear layers in 4-bit NF4, {} double quantisation, embeddings and norms in 16 bits); activations of a FlashAttention block in 16 bits ({}), plus the 32-bit logits; optimiser states on the device (no paging to the CPU); no framework overhead, fragmentation or CUDA context. Bytes in binary units; devices at their full memory.",
+        "trained parameters by {recipe}; frozen weights in 16 bits (QLoRA: linear layers in NF4, {} double quantisation); activations of FlashAttention blocks, {}, and 32-bit logits; no paging, no framework overhead. Devices at full memory.",
         if v.setup.double_quantisation { "with" } else { "without" },
         if v.setup.checkpointing {
-            "checkpointing keeps each block's input and rebuilds one block at a time"
+            "checkpointed"
         } else {
-            "every block's tensors kept"
+            "all kept"
         },
-    ) + &format!(" Parameters trained: {}.", format_number(v.trainable, 3))
+    )
 }
 
 #[cfg(test)]
@@ -456,21 +455,22 @@ mod tests {
         let v = view("ftmodel=llama2-7b");
         let spec = chart_spec(&v);
         for (i, b) in v.breakdowns.iter().enumerate() {
-            let top = spec
+            let tops: Vec<f64> = spec
                 .marks
                 .iter()
                 .filter_map(|m| match m {
-                    Mark::Blocks { blocks, .. } => {
-                        blocks.iter().find(|x| x.0 == i as f64).map(|x| x.2)
-                    }
+                    Mark::Bars { bars, .. } => bars.iter().find(|x| x.0 == i as f64).map(|x| x.1),
                     _ => None,
                 })
-                .fold(0.0, f64::max);
+                .collect();
+            // Painted tallest first: the first bar is the total, each next one lower.
             assert!(
-                (top - b.total() / GIB).abs() < 1e-9,
-                "{top} vs {}",
+                (tops[0] - b.total() / GIB).abs() < 1e-9,
+                "{} vs {}",
+                tops[0],
                 b.total() / GIB
             );
+            assert!(tops.windows(2).all(|w| w[0] >= w[1]), "{tops:?}");
         }
     }
 

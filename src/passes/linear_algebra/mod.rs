@@ -109,8 +109,8 @@ pub fn LinearAlgebraSection() -> impl IntoView {
             <LoraFigure model=model />
             <h3 class="subhead">"Why a 70B fine-tune can fit a laptop"</h3>
             <p>
-                "Count where the bytes of fine-tuning go. Full fine-tuning with mixed-precision AdamW keeps, for every weight, a 16-bit copy, a 16-bit gradient, a 32-bit master copy and two 32-bit moments: 16 bytes a parameter, before a single activation. "
-                "LoRA freezes the base, so only the adapters have gradients and optimiser states; the 16-bit base remains. QLoRA stores the frozen linear layers in 4-bit NormalFloat with one constant per 64 weights (themselves quantised to 8 bits), and trains 16-bit adapters on top. "
+                "Full fine-tuning with mixed-precision AdamW keeps, for every weight, 16-bit weights and gradients, a 32-bit master copy and two 32-bit moments: 16 bytes a parameter. "
+                "LoRA freezes the base, so only the adapters have gradients and optimiser states. QLoRA also stores the frozen linear layers in 4 bits. "
                 "Pick a model and a method, and see which machine the result fits."
             </p>
             <FinetuneMemoryFigure state=model.state />

@@ -151,17 +151,18 @@ pub fn draw_chart(
             None,
         )
     };
-    let categories = spec.marks.iter().find_map(|m| match m {
+    // Names in place of numbers where the spec gives them (a bar chart's categories).
+    let (x_ticks, x_labels): (Vec<f64>, Vec<String>) = match spec.marks.iter().find_map(|m| match m
+    {
         Mark::Categories { labels } => Some(labels.clone()),
         _ => None,
-    });
-    let x_ticks = match &categories {
-        Some(labels) => labels.iter().map(|(x, _)| *x).collect(),
-        None => ticks(xa),
-    };
-    let x_labels = match categories {
-        Some(labels) => labels.into_iter().map(|(_, l)| l).collect(),
-        None => axis_tick_labels(&x_ticks),
+    }) {
+        Some(labels) => labels.into_iter().unzip(),
+        None => {
+            let t = ticks(xa);
+            let l = axis_tick_labels(&t);
+            (t, l)
+        }
     };
     for (v, label) in x_ticks.iter().copied().zip(x_labels) {
         let bx = chart.backend_coord(&(to_axis(xa, v), y0)).0 as f64;
@@ -212,8 +213,7 @@ pub fn draw_chart(
     // What the marks put on the plot, as points every few pixels: the legend goes where
     // it hides the least of them.
     let mut drawn: Vec<(f64, f64)> = Vec::new();
-    // Where Level labels were written (pixel y), so that close ones do not overlap.
-    let mut level_labels: Vec<f64> = Vec::new();
+    let mut last_level = f64::INFINITY;
     let sample_step = 4.0 * dpr;
     for mark in &spec.marks {
         match mark {
@@ -275,69 +275,6 @@ pub fn draw_chart(
                     .collect();
                 chart.draw_series(rects).map_err(|e| err(&e))?;
             }
-            Mark::Blocks {
-                blocks,
-                tone,
-                width,
-                ..
-            } => {
-                let color = rgb(palette, *tone);
-                let rects: Vec<Rectangle<(f64, f64)>> = blocks
-                    .iter()
-                    .filter(|(x, a, b)| x.is_finite() && a.is_finite() && b.is_finite() && b > a)
-                    .map(|&(x, a, b)| {
-                        let (from, to) = (clamp_y(to_axis(ya, a)), clamp_y(to_axis(ya, b)));
-                        let (p, q) = (
-                            chart.backend_coord(&(x - width / 2.0, from)),
-                            chart.backend_coord(&(x + width / 2.0, to)),
-                        );
-                        sample_rect(
-                            (p.0 as f64, q.1 as f64, q.0 as f64, p.1 as f64),
-                            sample_step,
-                            &mut drawn,
-                        );
-                        Rectangle::new(
-                            [(x - width / 2.0, from), (x + width / 2.0, to)],
-                            color.filled(),
-                        )
-                    })
-                    .collect();
-                chart.draw_series(rects).map_err(|e| err(&e))?;
-            }
-            Mark::Level { label, y, tone } => {
-                let yv = to_axis(ya, *y);
-                if yv.is_finite() && yv >= y0 && yv <= y1 {
-                    let ends = [
-                        chart.backend_coord(&(x0, yv)),
-                        chart.backend_coord(&(x1, yv)),
-                    ];
-                    stroke_polyline(
-                        &ctx,
-                        &ends,
-                        tone.rgb(palette),
-                        1.5 * dpr,
-                        Some([2.0 * dpr, 3.0 * dpr]),
-                    );
-                    sample_polyline(&ends, sample_step, &mut drawn);
-                    let by = ends[0].1 as f64;
-                    if level_labels
-                        .iter()
-                        .all(|prev: &f64| (prev - by).abs() >= 13.0 * dpr)
-                    {
-                        level_labels.push(by);
-                        ctx.set_fill_style_str(&css_rgb(tone.rgb(palette)));
-                        fill_text(
-                            &ctx,
-                            label,
-                            plot_right - 2.0 * dpr,
-                            by - 2.0 * dpr,
-                            "right",
-                            "bottom",
-                        );
-                    }
-                }
-            }
-            Mark::Categories { .. } => {}
             Mark::VRule { x, tone, .. } => {
                 let xv = to_axis(xa, *x);
                 if xv.is_finite() && in_x(xv) {
@@ -355,7 +292,8 @@ pub fn draw_chart(
                     sample_polyline(&ends, sample_step, &mut drawn);
                 }
             }
-            Mark::HRule { y, tone, .. } => {
+            Mark::Categories { .. } => {}
+            Mark::HRule { y, tone, .. } | Mark::Level { y, tone, .. } => {
                 let yv = to_axis(ya, *y);
                 if yv.is_finite() && yv >= y0 && yv <= y1 {
                     let ends = [
@@ -370,6 +308,23 @@ pub fn draw_chart(
                         Some([2.0 * dpr, 3.0 * dpr]),
                     );
                     sample_polyline(&ends, sample_step, &mut drawn);
+                    // A level's label sits on the plot at its right end, unless it would
+                    // overlap the one written before it.
+                    if let Mark::Level { label, .. } = mark {
+                        let by = ends[0].1 as f64;
+                        if (last_level - by).abs() >= 13.0 * dpr {
+                            last_level = by;
+                            ctx.set_fill_style_str(&css_rgb(tone.rgb(palette)));
+                            fill_text(
+                                &ctx,
+                                label,
+                                plot_right - 2.0 * dpr,
+                                by - 2.0 * dpr,
+                                "right",
+                                "bottom",
+                            );
+                        }
+                    }
                 }
             }
         }
@@ -409,7 +364,6 @@ fn legend_entries(spec: &ChartSpec) -> Vec<(String, Tone, Swatch)> {
                 ..
             } => Some((label, *tone, Swatch::Line { dashed: *dashed })),
             Mark::Bars { label, tone, .. } => Some((label, *tone, Swatch::Box)),
-            Mark::Blocks { label, tone, .. } => Some((label, *tone, Swatch::Box)),
             Mark::Level { .. } | Mark::Categories { .. } => None,
             Mark::VRule { label, tone, .. } => Some((label, *tone, Swatch::Rule)),
             Mark::HRule { label, tone, .. } => Some((label, *tone, Swatch::Line { dashed: true })),

@@ -61,16 +61,8 @@ pub enum Mark {
         tone: Tone,
         width: f64,
     },
-    /// Stacked-bar segments: a box from y_from to y_to centred on each x, `width` wide (one
-    /// mark per stacked component, so the legend names each once).
-    Blocks {
-        label: String,
-        blocks: Vec<(f64, f64, f64)>,
-        tone: Tone,
-        width: f64,
-    },
     /// A horizontal rule at y with its label written on the plot at its right end (not in
-    /// the legend); a label that would overlap the one below it is left out.
+    /// the legend); a label that would overlap the one written before it is left out.
     Level { label: String, y: f64, tone: Tone },
     /// Names instead of numbers under the x axis, at the given x positions.
     Categories { labels: Vec<(f64, String)> },
