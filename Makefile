@@ -2,7 +2,7 @@
 SHELL := /bin/bash
 export PATH := $(HOME)/.cargo/bin:$(CURDIR)/node_modules/.bin:$(PATH)
 
-.PHONY: setup serve test dist bench baselines fonts native-test component-test e2e hardening fmt
+.PHONY: setup serve test check dist bench baselines fonts native-test component-test e2e hardening fmt
 
 setup:
 	@scripts/setup.sh
@@ -15,6 +15,10 @@ serve: setup
 ## Install what is missing and run every test: native, component (wasm in Chromium), end to end.
 test: setup
 	@scripts/test.sh
+
+## The inner loop: formatting, native tests, a release build, a smoke test of the page.
+check: setup
+	@scripts/check.sh
 
 ## Release build of the static site into dist/.
 dist: setup
