@@ -200,7 +200,10 @@ test('bad values give visible, dismissible notices and the page still draws fini
   await p.goto('?n=abc&alpha=1e999&dk=7&seed=-5&z=1,2,x&embedd=1&theme=purple');
   const keys = await p.page.$$eval('[data-notice-key]', (els) => els.map((e) => e.dataset.noticeKey));
   for (const k of ['n', 'alpha', 'dk', 'seed', 'z', 'theme']) assert.ok(keys.includes(k), `notice for ${k}: ${keys}`);
-  const values = Object.values(await readouts(p.page)).map(Number);
+  const all = await readouts(p.page);
+  // `fits` is a device id by contract (docs/url-state.md); every other readout a number.
+  assert.match(all.fits, /^(laptop|gpu)-\d+$|^none$/);
+  const values = Object.entries(all).filter(([k]) => k !== 'fits').map(([, v]) => Number(v));
   assert.ok(values.every(Number.isFinite), `finite readouts ${values}`);
   const text = await p.page.textContent('main');
   assert.doesNotMatch(text, /NaN|Infinity/);
