@@ -86,11 +86,12 @@ pub fn finetune_view(p: &Params) -> Result<FinetuneView, String> {
     })
 }
 
-/// The verdict: the smallest listed device the chosen method fits, or that none does.
+/// The verdict: the smallest listed device the chosen method fits, or that none does, and
+/// which laptops it fits (the article's "70B on a laptop", said only where it holds).
 pub fn verdict(v: &FinetuneView) -> String {
     let total = format_bytes(v.chosen().total());
     let who = format!("{} of {}", method_name(v.method), v.model.name);
-    match v.fits {
+    let device = match v.fits {
         Some(i) => format!(
             "{who} needs {total}: the smallest listed device it fits is a {}.",
             DEVICES[i].label
@@ -99,6 +100,17 @@ pub fn verdict(v: &FinetuneView) -> String {
             "{who} needs {total}: it fits none of the listed devices (the largest holds {}).",
             format_bytes(DEVICES[DEVICES.len() - 1].bytes)
         ),
+    };
+    let laptop = DEVICES
+        .iter()
+        .filter(|d| d.id.starts_with("laptop"))
+        .find(|d| v.chosen().total() <= d.bytes);
+    match (laptop, v.fits) {
+        (Some(l), Some(i)) if l.id != DEVICES[i].id => {
+            format!("{device} Of the laptops, it needs the {}.", l.short)
+        }
+        (None, Some(_)) => format!("{device} No listed laptop holds it."),
+        _ => device,
     }
 }
 
@@ -422,6 +434,12 @@ mod tests {
         let id = v.fits_id();
         assert!(["gpu-48", "laptop-64"].contains(&id), "{id}");
         assert!(verdict(&v).contains("smallest listed device"));
+        // The article's laptop, named only where it holds: a 64 GB one, not a 16 GB one.
+        assert!(
+            verdict(&v).ends_with("Of the laptops, it needs the 64 GB laptop."),
+            "{}",
+            verdict(&v)
+        );
     }
 
     #[test]

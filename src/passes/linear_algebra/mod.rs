@@ -107,7 +107,7 @@ pub fn LinearAlgebraSection() -> impl IntoView {
             </p>
             <Formula markup=formulas::LORA />
             <LoraFigure model=model />
-            <h3 class="subhead">"Why a 70B fine-tune can fit a laptop"</h3>
+            <h3 class="subhead">"Can a 70B fine-tune fit a laptop?"</h3>
             <p>
                 "Full fine-tuning with mixed-precision AdamW keeps, for every weight, 16-bit weights and gradients, a 32-bit master copy and two 32-bit moments: 16 bytes a parameter. "
                 "LoRA freezes the base, so only the adapters have gradients and optimiser states. QLoRA also stores the frozen linear layers in 4 bits. "
