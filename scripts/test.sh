@@ -6,8 +6,13 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 
+# Each step says when it starts and how long the one before took (docs/testing.md gives
+# the breakdown of a clean clone).
+SECONDS=0
+step() { echo "== [${SECONDS}s] $*"; }
+
 component_tests() {
-  echo "== component tests (wasm32, headless Chromium)"
+  step "component tests (wasm32, headless Chromium)"
   CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_RUNNER=wasm-bindgen-test-runner \
   CHROMEDRIVER=/usr/bin/chromedriver \
   WASM_BINDGEN_TEST_TIMEOUT=120 \
@@ -16,13 +21,13 @@ component_tests() {
 
 if [ "${1:-}" = components ]; then component_tests; exit; fi
 
-echo "== formatting (cargo fmt --check)"
+step "formatting (cargo fmt --check)"
 # rustfmt is a rustup component; a machine without it skips the check and says so.
 if cargo fmt --version >/dev/null 2>&1; then cargo fmt --check; else echo "rustfmt not installed: formatting not checked"; fi
-echo "== native tests (cargo test)"
+step "native tests (cargo test)"
 cargo test
 component_tests
-echo "== release build of dist/"
+step "release build of dist/"
 scripts/dist.sh
-echo "== end-to-end tests (Playwright + Debian's Chromium, dist/ under a sub-path)"
+step "end-to-end tests (Playwright + Debian's Chromium, dist/ under a sub-path)"
 node --test --test-concurrency=1 tests/e2e/

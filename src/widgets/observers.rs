@@ -14,6 +14,16 @@ where
     E::Output: JsCast + Clone + 'static,
 {
     let (width, set_width) = signal(initial);
+    // `try_`: a last measurement may arrive as the component goes away.
+    let set_if_changed = move |w: f64| {
+        if w > 0.0
+            && width
+                .try_get_untracked()
+                .is_some_and(|old| (w - old).abs() >= 0.5)
+        {
+            set_width.try_set(w);
+        }
+    };
     Effect::new(move |_| {
         let Some(el) = node.get() else { return };
         let Ok(el) = el.dyn_into::<web_sys::Element>() else {
@@ -26,37 +36,19 @@ where
             // Not in the document yet (a view built before it is inserted, as a lazily
             // loaded pass is): measure before the first frame is painted, so that nothing
             // is drawn at the initial width first and the figure's height is final from
-            // its first frame.
-            // A frame that is off the screen (an embed below the fold of a page on another
-            // origin) gets no animation frames until it is scrolled to: a timer measures it
-            // too, whichever comes first (the second finds nothing to change).
+            // its first frame. A frame that is off the screen (an embed below the fold of
+            // a page on another origin) gets no animation frames until it is scrolled to:
+            // a timer measures it too, whichever comes first.
             let measure = {
                 let el = el.clone();
-                move || {
-                    let w = el.get_bounding_client_rect().width();
-                    if w > 0.0
-                        && width
-                            .try_get_untracked()
-                            .is_some_and(|old| (w - old).abs() >= 0.5)
-                    {
-                        set_width.try_set(w);
-                    }
-                }
+                move || set_if_changed(el.get_bounding_client_rect().width())
             };
             request_animation_frame(measure.clone());
             set_timeout(measure, std::time::Duration::ZERO);
         }
         let callback = Closure::<dyn FnMut(js_sys::Array)>::new(move |entries: js_sys::Array| {
             if let Some(entry) = entries.get(0).dyn_ref::<web_sys::ResizeObserverEntry>() {
-                let w = entry.content_rect().width();
-                // `try_`: a last notice may arrive as the component goes away.
-                if w > 0.0
-                    && width
-                        .try_get_untracked()
-                        .is_some_and(|old| (w - old).abs() >= 0.5)
-                {
-                    set_width.try_set(w);
-                }
+                set_if_changed(entry.content_rect().width());
             }
         });
         if let Ok(observer) = web_sys::ResizeObserver::new(callback.as_ref().unchecked_ref()) {
