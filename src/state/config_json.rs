@@ -299,6 +299,7 @@ mod tests {
 
     #[test]
     fn gpt2_reads_its_own_names_and_defaults() {
+        // Test only: GPT2 is a well-formed config.json the page models; a failure is the verdict.
         let f = parse_config_json(GPT2).unwrap();
         assert_eq!(field(&f, "cl"), Value::Int(12));
         assert_eq!(field(&f, "cd"), Value::Int(768));
@@ -317,6 +318,7 @@ mod tests {
 
     #[test]
     fn llama2_reads_as_the_llama2_preset() {
+        // Test only: LLAMA2 is a well-formed config.json the page models.
         let f = parse_config_json(LLAMA2).unwrap();
         let expected = [
             ("cl", Value::Int(32)),
@@ -335,6 +337,7 @@ mod tests {
 
     #[test]
     fn grouped_query_models_keep_their_key_value_heads_and_window() {
+        // Test only: the three files are well-formed configs the page models.
         let m = parse_config_json(MISTRAL).unwrap();
         assert_eq!(field(&m, "ckv"), Value::Int(8));
         assert_eq!(field(&m, "cwin"), Value::Int(4096));

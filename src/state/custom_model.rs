@@ -53,6 +53,7 @@ mod tests {
         let (untied, _, _) = Params::from_query("model=custom&cv=1000&cd=64&ch=4&ckv=4&cdh=16");
         let (tied, _, _) =
             Params::from_query("model=custom&cv=1000&cd=64&ch=4&ckv=4&cdh=16&ctie=1");
+        // Test only: both queries set heads that divide evenly, so the configurations are valid.
         let a = parameter_count(&custom_config(&untied).unwrap());
         let b = parameter_count(&custom_config(&tied).unwrap());
         assert_eq!(a - b, 1000.0 * 64.0);
@@ -61,6 +62,7 @@ mod tests {
     #[test]
     fn both_lists_read_the_same_custom_fields() {
         let (p, _, _) = Params::from_query("model=custom&ftmodel=custom&cl=7");
+        // Test only: the default custom fields are a valid configuration.
         let pass2 = chosen_config(&p, "model", &MODELS).unwrap();
         let finetune = chosen_config(&p, "ftmodel", &MODELS).unwrap();
         assert_eq!(pass2, finetune);

@@ -423,6 +423,7 @@ mod tests {
 
     fn view(q: &str) -> FinetuneView {
         let (p, _, _) = Params::from_query(q);
+        // Test only: every query here names a preset, which always evaluates.
         finetune_view(&p).unwrap()
     }
 
@@ -462,6 +463,7 @@ mod tests {
         let rows: Vec<&str> = csv.lines().filter(|l| !l.starts_with('#')).collect();
         assert_eq!(rows.len(), 4);
         for row in &rows[1..] {
+            // Test only: after the method's id every cell is a number the CSV wrote.
             let cells: Vec<f64> = row.split(',').skip(1).map(|c| c.parse().unwrap()).collect();
             let sum: f64 = cells[..7].iter().sum();
             assert!((sum - cells[7]).abs() <= 1e-6 * cells[7]);
