@@ -11,8 +11,12 @@
 //! reach the library as `handwave::…`. `formulas`, `katex_css` and `heap` sit at the
 //! bottom beside `math`.
 
+mod support;
+
 use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use support::rust_files;
 
 /// The layers, bottom first.
 const LAYERS: [&str; 5] = ["math", "state", "widgets", "passes", "app"];
@@ -143,20 +147,6 @@ fn violations(relative: &Path, source: &str) -> Vec<String> {
         }
     }
     found
-}
-
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
 }
 
 #[test]

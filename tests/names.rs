@@ -4,19 +4,12 @@
 //! instead of reading 0, false or "" (or printing "…") until an end-to-end test looks.
 
 use std::collections::BTreeSet;
-use std::fs;
-use std::path::{Path, PathBuf};
+mod support;
 
-fn rust_files(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in fs::read_dir(dir).into_iter().flatten().flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            rust_files(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
+use std::fs;
+use std::path::Path;
+
+use support::rust_files;
 
 /// Every source file of the library and binaries, as (path, text without `#[cfg(test)]`
 /// modules: tests may name keys that do not exist on purpose).

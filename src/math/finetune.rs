@@ -438,6 +438,22 @@ mod tests {
         }
     }
 
+    /// A paper's set-up: batch 1, checkpointing, double quantisation, and its own rank,
+    /// adapted matrices, sequence length and recipe.
+    fn paper_setup(
+        rank: u32,
+        targets: AdapterTargets,
+        seq_len: u32,
+        recipe: Recipe,
+    ) -> FinetuneSetup {
+        FinetuneSetup {
+            rank,
+            targets,
+            seq_len,
+            ..setup(recipe)
+        }
+    }
+
     fn within(actual: f64, expected: f64, tolerance: f64) -> bool {
         (actual / expected - 1.0).abs() <= tolerance
     }
@@ -522,15 +538,7 @@ mod tests {
     /// checkpoint from 350 GB to about 35 MB.
     #[test]
     fn lora_paper_gpt3_set_up_within_fifteen_percent() {
-        let s = FinetuneSetup {
-            rank: 4,
-            targets: AdapterTargets::QueryValue,
-            batch: 1,
-            seq_len: 2048,
-            checkpointing: true,
-            recipe: Recipe::Lean,
-            double_quantisation: true,
-        };
+        let s = paper_setup(4, AdapterTargets::QueryValue, 2048, Recipe::Lean);
         let full = finetune_memory(&GPT3_175B, Method::Full, &s).total();
         let lora = finetune_memory(&GPT3_175B, Method::Lora, &s).total();
         assert!(within(full, 1.2e12, 0.15), "full {full}");
@@ -546,15 +554,7 @@ mod tests {
     /// full fine-tuning, under 48 GB with QLoRA (r = 64 on every linear layer).
     #[test]
     fn qlora_paper_65b_set_up_within_fifteen_percent() {
-        let s = FinetuneSetup {
-            rank: 64,
-            targets: AdapterTargets::AllLinear,
-            batch: 1,
-            seq_len: 512,
-            checkpointing: true,
-            recipe: Recipe::Half,
-            double_quantisation: true,
-        };
+        let s = paper_setup(64, AdapterTargets::AllLinear, 512, Recipe::Half);
         let full = finetune_memory(&LLAMA_65B, Method::Full, &s).total();
         let qlora = finetune_memory(&LLAMA_65B, Method::Qlora, &s).total();
         assert!(

@@ -3,7 +3,7 @@
 // named in the page; the in-browser measurement runs, fits an exponent and can be cancelled.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, canvasPixels, reveal } from './harness.mjs';
+import { launch, openPage, settle, readout, canvasPixels, reveal, download } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -108,8 +108,8 @@ test('measuring in the browser draws points, fits an exponent, keeps the page re
   assert.ok(sizes >= 3, `sizes ${sizes}`);
   assert.ok(exponent > 1.2 && exponent < 3, `exponent ${exponent}`);
   assert.ok(maxGap < 250, `longest frame gap during the measurement ${maxGap} ms`);
-  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click('[data-figure="measured-attention"] [data-action="csv"]')]);
-  const rows = Buffer.concat(await (await csv.createReadStream()).toArray()).toString().trim().split('\n');
+  const csv = await download(p.page, '[data-figure="measured-attention"] [data-action="csv"]');
+  const rows = csv.bytes.toString().trim().split('\n');
   assert.equal(rows.length, 1 + sizes);
   assert.deepEqual(p.errors, []);
   await p.close();

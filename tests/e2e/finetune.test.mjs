@@ -4,7 +4,7 @@
 // the address round trip, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settled, readout, readouts, reveal } from './harness.mjs';
+import { launch, openPage, settled, readout, readouts, reveal, download } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -129,9 +129,9 @@ test('the address round trip restores every setting; CSV export has one row per 
   await p.page.waitForSelector(`${FIG} [data-readout="bytes-full"]`);
   await settled(p.page);
   assert.deepEqual(await readouts(p.page), first);
-  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click(`${FIG} [data-action="csv"]`)]);
-  assert.equal(csv.suggestedFilename(), 'handwave-finetune-memory.csv');
-  const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
+  const csv = await download(p.page, `${FIG} [data-action="csv"]`);
+  assert.equal(csv.name, 'handwave-finetune-memory.csv');
+  const text = csv.bytes.toString();
   const rows = text.trim().split('\n').filter((l) => !l.startsWith('#'));
   assert.equal(rows[0], 'method,weights,master_weights,gradients,optimiser_states,adapters,quantisation_constants,activations,total_bytes,trainable_params');
   assert.deepEqual(rows.slice(1).map((r) => r.split(',')[0]), ['full', 'lora', 'qlora']);

@@ -3,7 +3,7 @@
 // export, theme. Runs against dist/ (make dist) in Debian's Chromium.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, settled, readouts, draws, loadPasses, typesetFormulas, reveal, figureIds } from './harness.mjs';
+import { launch, openPage, settle, settled, readouts, draws, loadPasses, typesetFormulas, reveal, figureIds, download } from './harness.mjs';
 
 let env;
 before(async () => { env = await launch(); });
@@ -255,15 +255,15 @@ test('copy link and copy embed code give the current state; CSV and PNG export d
   const link = await p.page.inputValue('[data-figure="jacobian"] [data-share="link"]');
   assert.match(link, /\?n=5&alpha=3#jacobian$/);
 
-  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click('[data-figure="jacobian"] [data-action="csv"]')]);
-  assert.equal(csv.suggestedFilename(), 'handwave-jacobian.csv');
-  const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
+  const csv = await download(p.page, '[data-figure="jacobian"] [data-action="csv"]');
+  assert.equal(csv.name, 'handwave-jacobian.csv');
+  const text = csv.bytes.toString();
   const lines = text.trim().split('\n');
   assert.equal(lines[0], 'i,j,p_i,p_j,J_ij');
   assert.equal(lines.length, 1 + 25);
-  const [png] = await Promise.all([p.page.waitForEvent('download'), p.page.click('[data-figure="jacobian"] [data-action="png"]')]);
-  assert.equal(png.suggestedFilename(), 'handwave-jacobian.png');
-  const bytes = Buffer.concat(await (await png.createReadStream()).toArray());
+  const png = await download(p.page, '[data-figure="jacobian"] [data-action="png"]');
+  assert.equal(png.name, 'handwave-jacobian.png');
+  const bytes = png.bytes;
   assert.equal(bytes.subarray(1, 4).toString(), 'PNG');
   assert.ok(bytes.length > 2000);
   assert.deepEqual(p.errors, []);

@@ -133,6 +133,13 @@ export async function readout(page, name) {
   return Number(await page.getAttribute(`[data-readout="${name}"]`, 'data-value'));
 }
 
+/** Clicks `selector` (a figure's CSV or PNG action) and returns the file it downloads:
+ * its suggested name and its bytes. */
+export async function download(page, selector) {
+  const [file] = await Promise.all([page.waitForEvent('download'), page.click(selector)]);
+  return { name: file.suggestedFilename(), bytes: Buffer.concat(await (await file.createReadStream()).toArray()) };
+}
+
 export async function readouts(page) {
   return page.$$eval('[data-readout]', (els) => Object.fromEntries(els.map((e) => [e.dataset.readout, e.dataset.value])));
 }

@@ -3,7 +3,7 @@
 // computed here, the URL restores every figure, each figure embeds alone, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, settled, readout, readouts, machineSlowness, longTasksOfKeyPresses, CALIBRATION_MS } from './harness.mjs';
+import { launch, openPage, settle, settled, readout, readouts, machineSlowness, longTasksOfKeyPresses, CALIBRATION_MS, download } from './harness.mjs';
 import { figureState, moveControl } from './harness.mjs';
 
 let env;
@@ -206,9 +206,9 @@ test('embed view of each Pass 3 figure, with and without controls', async () => 
 test('CSV export of the singular values', async () => {
   const p = await openPage(env);
   await load(p, '?rn=20&rdk=3');
-  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click(`${fig('score-rank')} [data-action="csv"]`)]);
-  assert.equal(csv.suggestedFilename(), 'handwave-score-rank.csv');
-  const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
+  const csv = await download(p.page, `${fig('score-rank')} [data-action="csv"]`);
+  assert.equal(csv.name, 'handwave-score-rank.csv');
+  const text = csv.bytes.toString();
   const rows = text.trim().split('\n');
   assert.equal(rows[0], 'i,sigma_S,sigma_A');
   assert.equal(rows.length, 21);

@@ -3,7 +3,7 @@
 // and never printed as inf or NaN, the URL restores, each figure embeds, CSV export.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
-import { launch, openPage, settle, readout, readouts, loadPasses } from './harness.mjs';
+import { launch, openPage, settle, readout, readouts, loadPasses, download } from './harness.mjs';
 import { figureState, moveControl, reveal } from './harness.mjs';
 
 let env;
@@ -196,9 +196,9 @@ test('CSV export of the per-layer norms', async () => {
   const p = await openPage(env);
   await p.goto('?depth=10&res=1&norm=pre');
   await computed(p.page);
-  const [csv] = await Promise.all([p.page.waitForEvent('download'), p.page.click(`${fig('gradient-flow')} [data-action="csv"]`)]);
-  assert.equal(csv.suggestedFilename(), 'handwave-gradient-flow.csv');
-  const text = await (await csv.createReadStream()).toArray().then((b) => Buffer.concat(b).toString());
+  const csv = await download(p.page, `${fig('gradient-flow')} [data-action="csv"]`);
+  assert.equal(csv.name, 'handwave-gradient-flow.csv');
+  const text = csv.bytes.toString();
   const rows = text.trim().split('\n');
   assert.equal(rows[0], 'layer,input_grad_norm,weight_grad_norm');
   assert.equal(rows.length, 11);

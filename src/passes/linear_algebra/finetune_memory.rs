@@ -315,7 +315,7 @@ pub fn FinetuneMemoryFigure(
                     v.setup.seq_len,
                     format_bytes(full),
                     v.setup.rank,
-                    FT_TARGETS.label_of(state.params.with(|p| p.choice("fttarget"))),
+                    targets_label(v),
                     format_bytes(lora),
                     format_bytes(qlora),
                     verdict(v),
@@ -331,7 +331,9 @@ pub fn FinetuneMemoryFigure(
     let csv = Callback::new(move |_| {
         view_state.with_untracked(|v| v.as_ref().map(finetune_csv).unwrap_or_default())
     });
-    let custom = Memo::new(move |_| state.params.with(|p| p.choice("ftmodel") == "custom"));
+    // One key's memo, not the whole state: a control elsewhere on the page leaves it be.
+    let model_id = state.choice("ftmodel");
+    let custom = Memo::new(move |_| model_id.get() == "custom");
     let controls = move || {
         let (model_id, set_model) = state.choice_control("ftmodel");
         let (method, set_method) = state.choice_control("ftmethod");
@@ -397,6 +399,15 @@ fn fits_label(id: &str) -> String {
         .iter()
         .find(|d| d.id == id)
         .map_or_else(|| "no listed device".to_string(), |d| d.label.to_string())
+}
+
+/// The label of the adapted matrices the view was computed for.
+fn targets_label(v: &FinetuneView) -> &'static str {
+    FT_TARGETS
+        .rows()
+        .iter()
+        .find(|r| r.value == v.setup.targets)
+        .map_or("", |r| r.label)
 }
 
 /// What the figure counts, in a sentence: the choices that decide its numbers.
