@@ -29,6 +29,7 @@ fn main() {
     console_error_panic_hook::set_once();
     remove_boot_notice();
     handwave::passes::lazy::register_pass_loaders(split_points::loaders());
+    handwave::widgets::chrome::register_chrome_loader(split_points::chrome_loader);
     leptos::mount::mount_to_body(handwave::app::App);
 }
 

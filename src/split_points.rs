@@ -5,9 +5,14 @@
 //! cannot be fetched is an `Err`, never a panic (`fallible`).
 
 use handwave::app::embed::EmbedView;
-use handwave::passes::lazy::{LazyPart, LazyPass, PassLoadError, PassLoaders};
+use handwave::passes::lazy::{
+    register_figure_loader, LazyPart, LazyPass, PassLoadError, PassLoaders,
+};
 use handwave::passes::{backprop, complexity, linear_algebra, stability};
+use handwave::app::notices::Notices;
 use handwave::state::Notice;
+use handwave::widgets::chrome::Chrome;
+use handwave::widgets::share::EmbedForm;
 use handwave::widgets::steps::{Step, Steps};
 use leptos::prelude::*;
 use leptos::wasm_split::{wasm_split, SplitLoaderError};
@@ -25,7 +30,6 @@ impl From<SplitLoaderError> for LoadFailed {
 pub fn loaders() -> PassLoaders {
     PassLoaders {
         section: |pass| Box::pin(section(pass)),
-        figure: |pass, id, show_controls| Box::pin(figure(pass, id, show_controls)),
         part: |part| {
             Box::pin(async move { part_view(part).await.map_err(|LoadFailed| PassLoadError) })
         },
@@ -52,7 +56,7 @@ async fn section(pass: LazyPass) -> Result<AnyView, PassLoadError> {
     view.map_err(|LoadFailed| PassLoadError)
 }
 
-async fn figure(
+async fn pass_figure(
     pass: LazyPass,
     id: &'static str,
     show_controls: bool,
@@ -61,7 +65,7 @@ async fn figure(
         LazyPass::Complexity => complexity_figure(id, show_controls).await,
         LazyPass::LinearAlgebra => linear_algebra_figure(id, show_controls).await,
         LazyPass::Stability => stability_figure(id, show_controls).await,
-        LazyPass::BackpropDerivation => backprop_sweep_figure(show_controls).await.map(Some),
+        LazyPass::BackpropDerivation => backprop_part_figure(id, show_controls).await.map(Some),
     };
     figure
         .map(|f| f.unwrap_or_else(|| ().into_any()))
@@ -82,8 +86,8 @@ fn backprop_derivation() -> Result<AnyView, LoadFailed> {
 }
 
 #[wasm_split(pass1rest, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn backprop_sweep_figure(show_controls: bool) -> Result<AnyView, LoadFailed> {
-    Ok(backprop::derivation::sweep_figure(show_controls))
+fn backprop_part_figure(id: &'static str, show_controls: bool) -> Result<AnyView, LoadFailed> {
+    Ok(backprop::derivation::part_figure(id, show_controls))
 }
 
 /// A figure's guided steps (`handwave::widgets::Steps`), in a module of their own: the
@@ -93,13 +97,31 @@ fn backprop_sweep_figure(show_controls: bool) -> Result<AnyView, LoadFailed> {
 fn steps_view(id: &'static str) -> Result<AnyView, LoadFailed> {
     let steps: &'static [Step] = match id {
         "jacobian" => &backprop::steps::STEPS,
+        "train-scale" => &backprop::steps::TRAIN_STEPS,
         "memory-vs-context" => &complexity::steps::STEPS,
         "score-rank" => &linear_algebra::steps::STEPS,
         "finetune-memory" => &linear_algebra::steps::FINETUNE_STEPS,
         "gradient-flow" => &stability::steps::STEPS,
+        "train-depth" => &stability::steps::TRAIN_STEPS,
         _ => &[],
     };
     Ok(view! { <Steps id=id steps=steps /> }.into_any())
+}
+
+/// The page's occasional parts: the embed form and the notices about a link's values.
+#[wasm_split(chrome, wasm_split_path = ::leptos::wasm_split, fallible)]
+fn chrome_builders() -> Result<Chrome, LoadFailed> {
+    Ok(Chrome {
+        embed_form: |id, title, root, base, query| {
+            view! { <EmbedForm id=id title=title root=root base=base query=query /> }.into_any()
+        },
+        notices: |notices| view! { <Notices notices=notices /> }.into_any(),
+    })
+}
+
+/// Fetches the occasional parts' module.
+pub fn chrome_loader() -> std::pin::Pin<Box<dyn std::future::Future<Output = Option<Chrome>>>> {
+    Box::pin(async { chrome_builders().await.ok() })
 }
 
 /// The embed view: one figure alone (`?embed=`), with what posts its height to the page
@@ -110,6 +132,7 @@ fn embed_view(
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> Result<AnyView, LoadFailed> {
+    register_figure_loader(|pass, id, show_controls| Box::pin(pass_figure(pass, id, show_controls)));
     Ok(
         view! { <EmbedView figure=figure show_controls=show_controls notices=notices /> }
             .into_any(),

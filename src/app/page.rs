@@ -8,7 +8,7 @@ use crate::passes::lazy::{LazyPass, LazySection};
 use crate::state::registry::PASSES;
 use crate::state::{Notice, Theme};
 
-use super::notices::Notices;
+use crate::widgets::chrome::use_chrome;
 use super::theme::ThemeSwitch;
 
 /// The four claims, each a link to its pass: the page's contents.
@@ -52,6 +52,8 @@ fn PassNav() -> impl IntoView {
 /// The page of every pass.
 #[component]
 pub fn Page(theme: RwSignal<Theme>, notices: RwSignal<Vec<Notice>>) -> impl IntoView {
+    // The notices' code arrives only for a link whose values had to be changed.
+    let (notices_view, _) = use_chrome(move || notices.with(|n| !n.is_empty()));
     view! {
         <a class="skip-link" href="#backprop">"Skip to the first pass"</a>
         <header class="site-header">
@@ -62,7 +64,7 @@ pub fn Page(theme: RwSignal<Theme>, notices: RwSignal<Vec<Notice>>) -> impl Into
             <ThemeSwitch theme=theme />
         </header>
         <PassNav />
-        <Notices notices=notices />
+        {move || notices_view.get().map(|c| (c.notices)(notices))}
         <main class="page">
             <section class="intro" aria-label="Introduction">
                 <p>

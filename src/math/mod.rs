@@ -24,3 +24,4 @@ pub mod rank;
 pub mod rng;
 pub mod softmax;
 pub mod stability;
+pub mod train;

@@ -73,6 +73,17 @@ impl SeededStream {
         handwave_draws::fill_standard_normal(&mut self.rng, out);
     }
 
+    /// A whole number in 0..n (0 for n = 0): the next 64 bits modulo n. The bias of the
+    /// modulo is below n/2⁶⁴, and the result is the same on every platform (usize is 32
+    /// bits in wasm, so the draw is made in u64).
+    pub fn below(&mut self, n: usize) -> usize {
+        use rand::RngCore;
+        if n == 0 {
+            return 0;
+        }
+        (self.rng.next_u64() % n as u64) as usize
+    }
+
     /// A vector of `len` independent N(0, 1) draws.
     pub fn standard_normal_vec(&mut self, len: usize) -> Vec<f64> {
         (0..len).map(|_| self.standard_normal()).collect()

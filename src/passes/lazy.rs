@@ -39,8 +39,6 @@ pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError
 pub struct PassLoaders {
     /// The whole section of a pass.
     pub section: fn(LazyPass) -> PendingView,
-    /// One figure of a pass alone (the embed view): its id and whether controls show.
-    pub figure: fn(LazyPass, &'static str, bool) -> PendingView,
     /// The guided steps of a figure (by its id), a module of their own.
     pub steps: fn(&'static str) -> PendingView,
     /// A part of a pass that arrives after the rest of its section.
@@ -70,6 +68,18 @@ pub enum LazyPart {
 }
 
 static LOADERS: OnceLock<PassLoaders> = OnceLock::new();
+
+/// How one figure of a pass is loaded alone: its pass, id and whether controls show.
+pub type FigureLoader = fn(LazyPass, &'static str, bool) -> PendingView;
+
+/// The figure loader, registered by the embed view's module (the only view that shows a
+/// figure alone), so that the main module does not carry it.
+static FIGURE_LOADER: OnceLock<FigureLoader> = OnceLock::new();
+
+/// Hands the embed view the loader of single figures; call before building it.
+pub fn register_figure_loader(loader: FigureLoader) {
+    let _ = FIGURE_LOADER.set(loader);
+}
 
 /// Hands the binary's split points to the app; call once, before mounting it.
 pub fn register_pass_loaders(loaders: PassLoaders) {
@@ -110,7 +120,7 @@ impl LazyPass {
     /// Whether figure `id` is one of this pass's (of this part's, for a part).
     pub fn shows(self, id: &str) -> bool {
         match self {
-            Self::BackpropDerivation => id == "jacobian-vs-dk",
+            Self::BackpropDerivation => id == "jacobian-vs-dk" || id == "train-scale",
             _ => self.info().figures.iter().any(|f| f.id == id),
         }
     }
@@ -130,8 +140,8 @@ impl LazyPass {
 
     /// Fetches this pass's module (once) and builds figure `id` alone.
     async fn figure(self, id: &'static str, show_controls: bool) -> Result<AnyView, PassLoadError> {
-        match LOADERS.get() {
-            Some(loaders) => (loaders.figure)(self, id, show_controls).await,
+        match FIGURE_LOADER.get() {
+            Some(loader) => loader(self, id, show_controls).await,
             None => Err(PassLoadError),
         }
     }

@@ -10,7 +10,8 @@ use crate::math::complexity::{
 };
 use crate::math::finetune::{AdapterTargets, Method, Recipe, GPT3_175B, LLAMA_65B};
 use crate::math::rank::Pattern;
-use crate::math::stability::NormPlacement;
+use crate::math::stability::{NormPlacement, Wiring};
+use crate::math::train::Task;
 
 use super::view::Theme;
 
@@ -252,6 +253,42 @@ pub static GRADIENTS: Choices<bool> = Choices::new(&[
     row("weight", "weights ∂L/∂θₗ", true),
 ]);
 
+/// A training run's wiring (`twa=`, `twb=`): residual or not, and where the norm sits.
+pub static WIRINGS: Choices<Wiring> = Choices::new(&[
+    row("plain", "no residual, no norm", Wiring::PLAIN),
+    row("pre", "residual, pre-norm", Wiring::PRE_NORM),
+    row("post", "residual, post-norm", Wiring::POST_NORM),
+    row("res", "residual, no norm", Wiring::RESIDUAL_ONLY),
+    row(
+        "nores-pre",
+        "no residual, pre-norm",
+        Wiring {
+            residual: false,
+            norm: NormPlacement::Pre,
+        },
+    ),
+    row(
+        "nores-post",
+        "no residual, post-norm",
+        Wiring {
+            residual: false,
+            norm: NormPlacement::Post,
+        },
+    ),
+]);
+
+/// A training run's optimiser (`topt=`, `tsopt=`): true for plain SGD.
+pub static OPTIMIZERS: Choices<bool> = Choices::new(&[
+    row("adamw", "AdamW", false),
+    row("sgd", "SGD", true),
+]);
+
+/// The task a training run learns (`ttask=`, `tstask=`).
+pub static TASKS: Choices<Task> = Choices::new(&[
+    row("reverse", "reverse a sequence", Task::Reverse),
+    row("recall", "associative recall", Task::Recall),
+]);
+
 /// Colour schemes (`theme=`, and the one remembered in the browser).
 pub static THEMES: Choices<Theme> = Choices::new(&[
     row("light", "light", Theme::Light),
@@ -262,7 +299,7 @@ pub static THEMES: Choices<Theme> = Choices::new(&[
 mod tests {
     use super::*;
 
-    fn lists() -> [&'static dyn ChoiceList; 10] {
+    fn lists() -> [&'static dyn ChoiceList; 13] {
         [
             &MODELS,
             &DTYPES,
@@ -273,6 +310,9 @@ mod tests {
             &LORA_SHAPES,
             &NORMS,
             &GRADIENTS,
+            &WIRINGS,
+            &OPTIMIZERS,
+            &TASKS,
             &THEMES,
         ]
     }

@@ -5,8 +5,8 @@
 use std::cell::Cell;
 
 /// A set of keys of [`super::PARAMS`]: bit i stands for `PARAMS[i]` (a test checks that
-/// every key fits; past 64 keys this must widen).
-pub type KeySet = u64;
+/// every key fits; past 128 keys this must widen).
+pub type KeySet = u128;
 
 thread_local! {
     /// The keys read while a [`Recording`] runs.

@@ -43,6 +43,7 @@ pub static PASSES: [PassInfo; 4] = [
                 "jacobian-vs-dk",
                 "Mean ‖J‖_F against dₖ: the collapse, measured",
             ),
+            figure("train-scale", "Trained: with and without ÷√dₖ"),
         ],
     },
     PassInfo {
@@ -96,6 +97,7 @@ pub static PASSES: [PassInfo; 4] = [
                 "depth-sweep",
                 "Depth sweep: four wirings from 1 to 128 blocks",
             ),
+            figure("train-depth", "Trained: two wirings, live"),
         ],
     },
 ];
@@ -135,7 +137,7 @@ mod tests {
     #[test]
     fn every_figure_id_is_unique_and_belongs_to_one_pass() {
         let ids: Vec<_> = figure_ids().collect();
-        assert_eq!(ids.len(), 13);
+        assert_eq!(ids.len(), 15);
         for id in &ids {
             assert_eq!(ids.iter().filter(|i| *i == id).count(), 1, "{id}");
             assert!(pass_of_figure(id).is_some());

@@ -9,7 +9,7 @@ use crate::math::stability::MAX_DEPTH;
 
 use super::choices::{
     ChoiceList, AXES, DTYPES, FT_METHODS, FT_RECIPES, FT_TARGETS, GRADIENTS, LORA_SHAPES, MLPS,
-    MODELS, NORMS, SHOWN_MATRICES, TARGETS,
+    MODELS, NORMS, OPTIMIZERS, SHOWN_MATRICES, TARGETS, TASKS, WIRINGS,
 };
 
 /// What a parameter holds and its valid range.
@@ -45,6 +45,26 @@ pub enum Value {
     List(Option<Vec<f64>>),
 }
 
+/// A row's meaning: its text natively, nothing in the browser's build.
+#[cfg(not(target_arch = "wasm32"))]
+pub type Meaning = &'static str;
+/// A row's meaning: its text natively, nothing in the browser's build.
+#[cfg(target_arch = "wasm32")]
+pub type Meaning = ();
+
+/// [`Meaning`] of `text` (a constant: in the browser's build the text is dropped).
+#[allow(clippy::unused_unit)]
+const fn meant(text: &'static str) -> Meaning {
+    #[cfg(target_arch = "wasm32")]
+    {
+        let _ = text;
+    }
+    #[cfg(not(target_arch = "wasm32"))]
+    {
+        text
+    }
+}
+
 /// One row of the URL-state table.
 #[derive(Clone, Debug)]
 pub struct ParamSpec {
@@ -52,8 +72,10 @@ pub struct ParamSpec {
     pub key: &'static str,
     pub kind: ParamKind,
     pub default: Value,
-    /// What the key means, for the README table and notices.
-    pub meaning: &'static str,
+    /// What the key means (docs/url-state.md says it at length). Kept in native builds
+    /// only: the page shows each control's own label, and the text of every row would
+    /// cost the first load about 1.5 KB.
+    pub meaning: Meaning,
     /// The figures whose state includes this key (for embed links).
     pub figures: &'static [&'static str],
 }
@@ -77,6 +99,8 @@ const PASS4_ALL: &[&str] = &["gradient-flow", "gradient-ab", "depth-sweep"];
 const PASS4_DEPTH: &[&str] = &["gradient-flow", "gradient-ab"];
 const GRADIENT_FLOW: &[&str] = &["gradient-flow"];
 const GRADIENT_AB: &[&str] = &["gradient-ab"];
+const TRAIN_DEPTH: &[&str] = &["train-depth"];
+const TRAIN_SCALE: &[&str] = &["train-scale"];
 
 const fn int_param(
     key: &'static str,
@@ -90,7 +114,7 @@ const fn int_param(
         key,
         kind: ParamKind::Int { min, max },
         default: Value::Int(default),
-        meaning,
+        meaning: meant(meaning),
         figures,
     }
 }
@@ -107,7 +131,7 @@ const fn float_param(
         key,
         kind: ParamKind::Float { min, max },
         default: Value::Float(default),
-        meaning,
+        meaning: meant(meaning),
         figures,
     }
 }
@@ -123,7 +147,7 @@ const fn choice_param(
         key,
         kind: ParamKind::Choice(options),
         default: Value::Choice(default),
-        meaning,
+        meaning: meant(meaning),
         figures,
     }
 }
@@ -138,7 +162,7 @@ const fn bool_param(
         key,
         kind: ParamKind::Bool,
         default: Value::Bool(default),
-        meaning,
+        meaning: meant(meaning),
         figures,
     }
 }
@@ -162,7 +186,7 @@ pub static PARAMS: &[ParamSpec] = &[
             max: MAX_TOKENS as i64,
         },
         default: Value::Int(8),
-        meaning: "Pass 1: number of tokens n",
+        meaning: meant("Pass 1: number of tokens n"),
         figures: PASS1_FIGURES,
     },
     ParamSpec {
@@ -172,14 +196,14 @@ pub static PARAMS: &[ParamSpec] = &[
             max_exp: 10,
         },
         default: Value::Int(64),
-        meaning: "Pass 1: key dimension d_k (a power of two)",
+        meaning: meant("Pass 1: key dimension d_k (a power of two)"),
         figures: PASS1_FIGURES,
     },
     ParamSpec {
         key: "div",
         kind: ParamKind::Bool,
         default: Value::Bool(true),
-        meaning: "Pass 1: divide the scores by √d_k",
+        meaning: meant("Pass 1: divide the scores by √d_k"),
         figures: PASS1_FIGURES,
     },
     ParamSpec {
@@ -189,7 +213,7 @@ pub static PARAMS: &[ParamSpec] = &[
             max: 50.0,
         },
         default: Value::Float(1.0),
-        meaning: "Pass 1: logit scale α",
+        meaning: meant("Pass 1: logit scale α"),
         figures: PASS1_FIGURES,
     },
     ParamSpec {
@@ -199,7 +223,7 @@ pub static PARAMS: &[ParamSpec] = &[
             max: SEED_MAX,
         },
         default: Value::Int(1),
-        meaning: "Pass 1: random seed for q and the keys",
+        meaning: meant("Pass 1: random seed for q and the keys"),
         figures: PASS1_FIGURES,
     },
     ParamSpec {
@@ -211,7 +235,7 @@ pub static PARAMS: &[ParamSpec] = &[
             max: 1000.0,
         },
         default: Value::List(None),
-        meaning: "Pass 1: explicit raw scores z (replace the sampled ones; n follows their count)",
+        meaning: meant("Pass 1: explicit raw scores z (replace the sampled ones; n follows their count)"),
         figures: JACOBIAN_ONLY,
     },
     ParamSpec {
@@ -221,35 +245,35 @@ pub static PARAMS: &[ParamSpec] = &[
             max: MAX_CONTEXT as i64,
         },
         default: Value::Int(4096),
-        meaning: "Pass 2: context length n in tokens",
+        meaning: meant("Pass 2: context length n in tokens"),
         figures: PASS2_MODEL,
     },
     ParamSpec {
         key: "model",
         kind: ParamKind::Choice(&MODELS),
         default: Value::Choice("llama2-7b"),
-        meaning: "Pass 2: model configuration",
+        meaning: meant("Pass 2: model configuration"),
         figures: PASS2_MODEL,
     },
     ParamSpec {
         key: "dtype",
         kind: ParamKind::Choice(&DTYPES),
         default: Value::Choice("bf16"),
-        meaning: "Pass 2: element type of scores, cache and weights",
+        meaning: meant("Pass 2: element type of scores, cache and weights"),
         figures: MEMORY_ONLY,
     },
     ParamSpec {
         key: "batch",
         kind: ParamKind::Int { min: 1, max: 64 },
         default: Value::Int(1),
-        meaning: "Pass 2: batch size",
+        meaning: meant("Pass 2: batch size"),
         figures: MEMORY_ONLY,
     },
     ParamSpec {
         key: "axes",
         kind: ParamKind::Choice(&AXES),
         default: Value::Choice("log"),
-        meaning: "Pass 2: memory axes, log or linear",
+        meaning: meant("Pass 2: memory axes, log or linear"),
         figures: MEMORY_ONLY,
     },
     custom("cl", 1, 256, 32, "Pass 2, custom model: layers"),
@@ -274,7 +298,7 @@ pub static PARAMS: &[ParamSpec] = &[
         key: "cmlp",
         kind: ParamKind::Choice(&MLPS),
         default: Value::Choice("swiglu"),
-        meaning: "Pass 2, custom model: MLP kind",
+        meaning: meant("Pass 2, custom model: MLP kind"),
         figures: CUSTOM_MODEL,
     },
     custom(
@@ -517,6 +541,31 @@ pub static PARAMS: &[ParamSpec] = &[
         "Pass 4, side by side: norm placement of B",
         GRADIENT_AB,
     ),
+    int_param("tdepth", 1, 16, 8, "Training: depth (blocks)", TRAIN_DEPTH),
+    choice_param("twa", &WIRINGS, "plain", "Training: wiring of A", TRAIN_DEPTH),
+    choice_param("twb", &WIRINGS, "pre", "Training: wiring of B", TRAIN_DEPTH),
+    bool_param("twarma", false, "Training: warm-up of A", TRAIN_DEPTH),
+    bool_param("twarmb", false, "Training: warm-up of B", TRAIN_DEPTH),
+    choice_param("topt", &OPTIMIZERS, "adamw", "Training: optimiser", TRAIN_DEPTH),
+    float_param("tlr", 1e-4, 1.0, 3e-3, "Training: learning rate", TRAIN_DEPTH),
+    int_param("tsteps", 20, 1000, 200, "Training: steps", TRAIN_DEPTH),
+    choice_param("ttask", &TASKS, "reverse", "Training: task", TRAIN_DEPTH),
+    int_param("tseed", 0, SEED_MAX, 0, "Training: seed", TRAIN_DEPTH),
+    ParamSpec {
+        key: "tsdk",
+        kind: ParamKind::Pow2 {
+            min_exp: 3,
+            max_exp: 6,
+        },
+        default: Value::Int(32),
+        meaning: meant("Training ÷√d_k: d_k"),
+        figures: TRAIN_SCALE,
+    },
+    choice_param("tsopt", &OPTIMIZERS, "adamw", "Training ÷√d_k: optimiser", TRAIN_SCALE),
+    float_param("tslr", 1e-4, 1.0, 3e-3, "Training ÷√d_k: learning rate", TRAIN_SCALE),
+    int_param("tssteps", 20, 1000, 600, "Training ÷√d_k: steps", TRAIN_SCALE),
+    choice_param("tstask", &TASKS, "recall", "Training ÷√d_k: task", TRAIN_SCALE),
+    int_param("tsseed", 0, SEED_MAX, 0, "Training ÷√d_k: seed", TRAIN_SCALE),
 ];
 
 /// The index of `key` in [`PARAMS`].

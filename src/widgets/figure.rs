@@ -10,7 +10,8 @@ use leptos::prelude::*;
 use super::export::{download_text, export_png};
 use super::location::page_base_url;
 use super::observers::use_printing;
-use super::share::{copy_to_clipboard, figure_link, EmbedForm};
+use super::chrome::use_chrome;
+use super::share::{copy_to_clipboard, figure_link};
 use crate::state::registry::figure_title;
 use crate::state::use_url_state;
 
@@ -59,6 +60,9 @@ pub fn Figure(
     /// [`super::linked`].
     #[prop(optional)]
     linked: Option<RwSignal<Option<&'static str>>>,
+    /// A training figure's state (`data-train`: running, paused or done).
+    #[prop(optional, into)]
+    train: Option<Signal<&'static str>>,
     children: Children,
 ) -> impl IntoView {
     let title = figure_title(id);
@@ -97,6 +101,8 @@ pub fn Figure(
         set_shared.set(Some(Shared::Link));
     };
     let on_embed = move |_| set_shared.set(Some(Shared::Embed));
+    // The embed form's code arrives with the first press of "Embed".
+    let (chrome, chrome_failed) = use_chrome(move || shared.get() == Some(Shared::Embed));
     let share_box = move || {
         shared.get().map(|kind| {
             let inner = match kind {
@@ -110,11 +116,19 @@ pub fn Figure(
                     }
                     .into_any()
                 }
-                Shared::Embed => view! {
-                    <EmbedForm id=id title=title root=root base=page_base_url()
-                        query=state.params.with_untracked(|p| p.to_query(Some(id))) />
-                }
-                .into_any(),
+                Shared::Embed => match chrome.get() {
+                    Some(c) => (c.embed_form)(
+                        id,
+                        title,
+                        root,
+                        page_base_url(),
+                        state.params.with_untracked(|p| p.to_query(Some(id))),
+                    ),
+                    None => view! {
+                        <p>{move || if chrome_failed.get() { "The embed form could not be loaded (are you offline?)." } else { "Loading the embed form…" }}</p>
+                    }
+                    .into_any(),
+                },
             };
             view! {
                 <div class="share-box" role="status">
@@ -166,7 +180,8 @@ pub fn Figure(
     view! {
         <figure class="figure" id=id data-figure=id node_ref=root aria-labelledby=labelled_by
             data-verdict=move || verdict.map(|v| v.get())
-            data-linked=move || linked.and_then(|l| l.get())>
+            data-linked=move || linked.and_then(|l| l.get())
+            data-train=move || train.map(|t| t.get())>
             <div class="figure-head">
                 <h3 class="figure-title" id=title_id>{title}</h3>
                 <div class="figure-actions" role="group" aria-label=format!("{title}: export and share")>

@@ -5,6 +5,7 @@
 //! a pass.
 
 pub mod canvas;
+pub mod chrome;
 pub mod chart;
 pub mod colormap;
 pub mod controls;
@@ -23,6 +24,8 @@ pub mod readout;
 pub mod share;
 pub mod steps;
 pub mod timing;
+pub mod training;
+pub mod training_view;
 pub mod worker;
 
 pub use chart::{Axis, Chart, ChartSpec, Mark, Tone};

@@ -42,13 +42,24 @@ impl EmbedControls {
 }
 
 /// The URL keys of figure `id` that a reader sets with a control (its state's keys but
-/// the raw scores `z`, which only a link sets), in the table's order, with their meaning.
-pub fn figure_controls(id: &str) -> Vec<(&'static str, &'static str)> {
+/// the raw scores `z`, which only a link sets), in the table's order.
+pub fn figure_controls(id: &str) -> Vec<&'static str> {
     PARAMS
         .iter()
         .filter(|p| p.figures.contains(&id) && !matches!(p.kind, ParamKind::FloatList { .. }))
-        .map(|p| (p.key, p.meaning))
+        .map(|p| p.key)
         .collect()
+}
+
+/// The label the control of `key` shows inside `root` ("" where it has none).
+fn control_label(root: &web_sys::Element, key: &str) -> String {
+    root.query_selector(&format!("[data-control=\"{key}\"]"))
+        .ok()
+        .flatten()
+        .and_then(|c| c.closest(".control").ok().flatten())
+        .and_then(|c| c.query_selector("label, .control-label, legend").ok().flatten())
+        .and_then(|l| l.text_content())
+        .unwrap_or_default()
 }
 
 /// The address of `figure` alone in the embed view: `base?embed=…`, its controls, then
@@ -169,7 +180,7 @@ pub fn EmbedForm(
     query: String,
     base: String,
 ) -> impl IntoView {
-    let all: Vec<&'static str> = figure_controls(id).iter().map(|(k, _)| *k).collect();
+    let all: Vec<&'static str> = figure_controls(id);
     let all = StoredValue::new(all);
     let kept = RwSignal::new(all.get_value());
     let snippet = Memo::new(move |_| {
@@ -181,9 +192,14 @@ pub fn EmbedForm(
         embed_snippet(&embed_address(&base, id, &controls, &query), title, height)
     });
     Effect::new(move |_| copy_to_clipboard(&snippet.get()));
+    let figure: Option<web_sys::Element> = root.get_untracked().map(Into::into);
     let boxes = figure_controls(id)
         .into_iter()
-        .map(|(key, meaning)| {
+        .map(|key| {
+            let label = figure
+                .as_ref()
+                .map(|f| control_label(f, key))
+                .unwrap_or_default();
             let on = move || kept.with(|k| k.contains(&key));
             view! {
                 <label class="embed-control">
@@ -197,7 +213,7 @@ pub fn EmbedForm(
                                 }
                             });
                         } />
-                    <code>{key}</code>" "{meaning}
+                    <code>{key}</code>" "{label}
                 </label>
             }
         })

@@ -23,7 +23,7 @@ pub struct AttentionCache {
 }
 
 /// Causal multi-head self-attention: Q = xW_Q, K = xW_K, V = xW_V; for head h (columns
-/// h·d_h … (h+1)·d_h), P_h = softmax(Q_h K_hᵀ/√d_h) row by row over positions j ≤ i only;
+/// h·d_h … (h+1)·d_h), P_h = softmax(s·Q_h K_hᵀ) with s = [`BlockParams::score_scale`] (1/√d_h) row by row over positions j ≤ i only;
 /// O = [P_1V_1 | … | P_HV_H]; y = O W_O.
 pub fn attention_forward(
     x: &DMatrix<f64>,
@@ -33,7 +33,7 @@ pub fn attention_forward(
     let (t, d) = x.shape();
     let heads = heads_dividing(d, heads);
     let dh = d / heads;
-    let scale = 1.0 / (dh as f64).sqrt();
+    let scale = w.score_scale(dh);
     let (q, k, v) = (
         times_weight(x, w.weight(Param::Wq)),
         times_weight(x, w.weight(Param::Wk)),
@@ -86,7 +86,7 @@ pub fn attention_backward_into(
     let (t, d) = cache.x.shape();
     let heads = cache.p.len().max(1);
     let dh = d / heads;
-    let scale = 1.0 / (dh as f64).sqrt();
+    let scale = w.score_scale(dh);
     sink.weights(&cache.o, &[(Param::Wo, dy)]);
     let d_o = times_weight_transpose(dy, w.weight(Param::Wo));
     let (mut dq, mut dk, mut dv) = (zeros(t, d), zeros(t, d), zeros(t, d));

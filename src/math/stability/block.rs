@@ -129,6 +129,16 @@ pub(super) fn sublayer_backward(
     }
 }
 
+impl BlockCache {
+    /// The attention sub-layer's probabilities, one causal T×T matrix per head.
+    pub fn attention_probabilities(&self) -> &[DMatrix<f64>] {
+        match &self.attention.branch {
+            BranchCache::Attention(c) => &c.p,
+            BranchCache::Mlp(_) => &[],
+        }
+    }
+}
+
 /// One decoder block forward: the attention sub-layer, then the MLP sub-layer.
 pub fn block_forward(
     x: &DMatrix<f64>,
@@ -154,7 +164,8 @@ pub fn block_backward_norm(
     (dx, norm.norm())
 }
 
-pub(super) fn block_backward_into(
+/// Backward through one block, handing every parameter's gradient to `sink`; returns ∂L/∂x.
+pub fn block_backward_into(
     dy: &DMatrix<f64>,
     cache: &BlockCache,
     w: &impl BlockParams,

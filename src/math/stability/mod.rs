@@ -49,7 +49,9 @@ mod test_support;
 
 pub use attention::{attention_backward_into, attention_forward, AttentionCache};
 pub use benchmark::{benchmark_shape, draw_benchmark_weights, run_benchmark_stacks};
-pub use block::{block_backward_norm, block_forward, BlockCache, Branch, SublayerCache};
+pub use block::{
+    block_backward_into, block_backward_norm, block_forward, BlockCache, Branch, SublayerCache,
+};
 pub use grads::GradSink;
 pub use layer_norm::{
     layer_norm_backward, layer_norm_forward, LayerNormCache, LayerNormParams, LN_EPS,

@@ -37,6 +37,11 @@ pub trait BlockParams {
     fn weight(&self, which: Param) -> (&DMatrix<f64>, f64);
     /// The LayerNorm of the `branch` sub-layer.
     fn norm(&self, branch: Branch) -> &LayerNormParams;
+    /// The factor on attention's logits for heads of width d_h: 1/√d_h (scaled dot-product
+    /// attention, the default), or 1 for the unscaled logits QKᵀ that Pass 1 contrasts.
+    fn score_scale(&self, d_head: usize) -> f64 {
+        1.0 / (d_head.max(1) as f64).sqrt()
+    }
 }
 
 /// x·W for W = k·M given as (M, k): k·(x·M) in one product.

@@ -6,6 +6,7 @@
 use leptos::prelude::*;
 
 use super::jacobian_vs_dk::JacobianVsDkFigure;
+use super::train_scale::TrainScaleFigure;
 use super::model::BackpropModel;
 use crate::formulas;
 use crate::state::use_url_state;
@@ -47,11 +48,21 @@ pub fn Derivation() -> impl IntoView {
                 "Dividing by √dₖ keeps the scores at unit variance whatever dₖ is. Turn the division off above and raise dₖ to watch the heatmap fade; the figure below measures the same thing on average."
             </p>
             <JacobianVsDkFigure model=model />
+            <h3 class="subhead">"Does it matter in training?"</h3>
+            <p>
+                "A saturated softmax at initialisation is a claim about one step. The figure below trains a small transformer twice from the same weights on the same batches, once with the division and once without, on a task only attention can solve (recall the value paired with a key): the loss, the attention's entropy (low means saturated) and the gradient reaching W_Q, through the whole run. "
+                "Whether the unscaled run fails, or learns anyway, is what the run shows."
+            </p>
+            <TrainScaleFigure state=model.state />
     }
 }
 
-/// `jacobian-vs-dk` alone (the embed view).
-pub fn sweep_figure(show_controls: bool) -> AnyView {
+/// A figure of this part alone (the embed view): `jacobian-vs-dk` or `train-scale`.
+pub fn part_figure(id: &str, show_controls: bool) -> AnyView {
+    if id == "train-scale" {
+        return view! { <TrainScaleFigure state=use_url_state() show_controls=show_controls /> }
+            .into_any();
+    }
     let model = BackpropModel::new(use_url_state());
     view! { <JacobianVsDkFigure model=model show_controls=show_controls embedded=true /> }
         .into_any()

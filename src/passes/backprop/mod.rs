@@ -18,6 +18,7 @@ pub mod jacobian;
 pub mod jacobian_vs_dk;
 pub mod model;
 pub mod steps;
+pub mod train_scale;
 
 pub use jacobian::JacobianFigure;
 pub use jacobian_vs_dk::JacobianVsDkFigure;
@@ -31,10 +32,13 @@ pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
             Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any())
         }
         // In a module of its own with the rest of the derivation (see [`derivation`]).
-        "jacobian-vs-dk" => Some(
-            view! { <LazyFigure pass=LazyPass::BackpropDerivation id="jacobian-vs-dk" show_controls=show_controls /> }
-                .into_any(),
-        ),
+        "jacobian-vs-dk" | "train-scale" => {
+            let id = if id == "train-scale" { "train-scale" } else { "jacobian-vs-dk" };
+            Some(
+                view! { <LazyFigure pass=LazyPass::BackpropDerivation id=id show_controls=show_controls /> }
+                    .into_any(),
+            )
+        }
         _ => None,
     }
 }

@@ -53,3 +53,40 @@ pub static STEPS: [Step; 4] = [
         predict: None,
     },
 ];
+
+/// What each step of `train-scale` asks, on its own.
+pub const TRAIN_ASKS: [&str; 2] = [
+    "Train both runs at d_k = 32 on associative recall: A divides the logits by √d_k, B does not.",
+    "Shrink d_k to 8, where √d_k is under 3.",
+];
+
+/// The steps of `train-scale`.
+pub static TRAIN_STEPS: [Step; 2] = [
+    Step {
+        ask: TRAIN_ASKS[0],
+        to: &[("tsdk", "32"), ("tsopt", "adamw"), ("tstask", "recall")],
+        see: "After {r:step} steps the scaled run is at {r:acc-a} and the unscaled one at {r:acc-b}; attention entropy {r:entropy-a} against {r:entropy-b} nats. {verdict}",
+        predict: Some(Prediction {
+            question: "the same model and data, with and without ÷√d_k at d_k = 32. Which run learns to recall?",
+            options: &[
+                ("a", "A, with ÷√d_k."),
+                ("b", "B, without."),
+                ("both", "both."),
+                ("neither", "neither."),
+            ],
+            decide: Decide {
+                readout: "learned",
+                measure: Measure::After,
+                cases: &[(0.5, "neither"), (1.5, "a"), (2.5, "b")],
+                otherwise: "both",
+            },
+            why: "Learned means at least 95 % held-out accuracy: A reached {r:acc-a}, B {r:acc-b}. Without the division the logits are √d_k times larger, the softmax starts nearly one-hot (entropy {r:entropy-b} nats against {r:entropy-a}), and its Jacobian passes little gradient to W_Q and W_K.",
+        }),
+    },
+    Step {
+        ask: TRAIN_ASKS[1],
+        to: &[("tsdk", "8")],
+        see: "At d_k = 8 the scaled run reaches {r:acc-a} and the unscaled {r:acc-b}. {verdict}",
+        predict: None,
+    },
+];

@@ -27,16 +27,24 @@ pub mod model;
 pub mod schedule;
 pub mod sentences;
 pub mod steps;
+pub mod train_depth;
 
 pub use depth_sweep::DepthSweepFigure;
 pub use gradient_ab::GradientAbFigure;
 pub use gradient_flow::GradientFlowFigure;
 pub use model::StabilityModel;
+pub use train_depth::TrainDepthFigure;
 
 /// One Pass 4 figure alone (the embed view); `None` for another pass's figure id.
 pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
-    if !["gradient-flow", "gradient-ab", "depth-sweep"].contains(&id) {
+    if !["gradient-flow", "gradient-ab", "depth-sweep", "train-depth"].contains(&id) {
         return None;
+    }
+    if id == "train-depth" {
+        return Some(
+            view! { <TrainDepthFigure state=use_url_state() show_controls=show_controls /> }
+                .into_any(),
+        );
     }
     let model = StabilityModel::new(use_url_state());
     Some(match id {
@@ -85,6 +93,12 @@ pub fn StabilitySection() -> impl IntoView {
             </p>
             <GradientAbFigure model=model />
             <DepthSweepFigure model=model />
+            <h3 class="subhead">"Does it train? Two stacks, trained live"</h3>
+            <p>
+                "Everything above is one forward and one backward pass at initialisation. The figure below trains: two stacks of these same blocks, from the same weights, on the same batches, each with its own wiring, on a task that needs attention (reverse a sequence of symbols: without looking back, the best a model can do is guess). "
+                "The heatmaps show each block's gradient through the whole run, so “layer 0 goes dark” is seen over training, not only at step 0."
+            </p>
+            <TrainDepthFigure state=model.state />
         </section>
     }
 }

@@ -47,3 +47,54 @@ pub static STEPS: [Step; 3] = [
         predict: None,
     },
 ];
+
+/// What each step of `train-depth` asks, on its own.
+pub const TRAIN_ASKS: [&str; 3] = [
+    "Train two stacks of 8 blocks: A without residuals or norm, B with residuals and pre-norm.",
+    "Make B a post-norm stack, the original Transformer's wiring, with A as before.",
+    "Give A residuals too, but no norm.",
+];
+
+/// The steps of `train-depth`.
+pub static TRAIN_STEPS: [Step; 3] = [
+    Step {
+        ask: TRAIN_ASKS[0],
+        to: &[
+            ("tdepth", "8"),
+            ("twa", "plain"),
+            ("twb", "pre"),
+            ("twarma", "0"),
+            ("twarmb", "0"),
+            ("topt", "adamw"),
+        ],
+        see: "After {r:step} steps A is at {r:acc-a} held-out accuracy and B at {r:acc-b}. {verdict}",
+        predict: Some(Prediction {
+            question: "the same 8 blocks, the same data, the same seed. Which stack learns to reverse the sequence?",
+            options: &[
+                ("a", "A, without residuals or norm."),
+                ("b", "B, with residuals and pre-norm."),
+                ("both", "both."),
+                ("neither", "neither."),
+            ],
+            decide: Decide {
+                readout: "learned",
+                measure: Measure::After,
+                cases: &[(0.5, "neither"), (1.5, "a"), (2.5, "b")],
+                otherwise: "both",
+            },
+            why: "Learned means at least 95 % held-out accuracy: A reached {r:acc-a}, B {r:acc-b}. The heatmaps show why: through the whole run the plain stack's bottom blocks receive a gradient orders of magnitude below its top's, so they barely move.",
+        }),
+    },
+    Step {
+        ask: TRAIN_ASKS[1],
+        to: &[("twb", "post")],
+        see: "Post-norm at 8 blocks, without warm-up: B reaches {r:acc-b} (loss {r:loss-b}). {verdict} Turn on B's warm-up under More settings to compare.",
+        predict: None,
+    },
+    Step {
+        ask: TRAIN_ASKS[2],
+        to: &[("twa", "res"), ("twb", "pre")],
+        see: "Residuals without a norm: A reaches {r:acc-a}, B (pre-norm) {r:acc-b}. {verdict}",
+        predict: None,
+    },
+];

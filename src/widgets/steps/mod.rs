@@ -115,7 +115,8 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
             }
         });
         // One frame for the last change to reach the figure, then wait for it to settle.
-        request_animation_frame(move || poll(id, 200, f));
+        // Up to 30 s: a training figure settles when its runs are done.
+        request_animation_frame(move || poll(id, 600, f));
     };
     let run_to = move |k: usize, reader: Option<&'static str>| {
         if base.with_value(Vec::is_empty) {
