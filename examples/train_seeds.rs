@@ -30,8 +30,14 @@ fn row(label: &str, config: RunConfig, seeds: u64) {
         }
     }
     let rate = (seeds as f64 * config.steps as f64) / t0.elapsed().as_secs_f64();
-    let (amin, amax) = (acc.iter().copied().fold(f64::MAX, f64::min), acc.iter().copied().fold(0.0, f64::max));
-    let (lmin, lmax) = (loss.iter().copied().fold(f64::MAX, f64::min), loss.iter().copied().fold(0.0, f64::max));
+    let (amin, amax) = (
+        acc.iter().copied().fold(f64::MAX, f64::min),
+        acc.iter().copied().fold(0.0, f64::max),
+    );
+    let (lmin, lmax) = (
+        loss.iter().copied().fold(f64::MAX, f64::min),
+        loss.iter().copied().fold(0.0, f64::max),
+    );
     let solved = acc.iter().filter(|&&a| a >= 95.0).count();
     println!(
         "| {label} | {:.0} % ({amin:.0}–{amax:.0}) | {solved} of {seeds} | {:.2} ({lmin:.2}–{lmax:.2}) | {} | {rate:.0} |",
@@ -42,10 +48,19 @@ fn row(label: &str, config: RunConfig, seeds: u64) {
 }
 
 fn main() {
-    let seeds: u64 = std::env::args().nth(1).and_then(|s| s.parse().ok()).unwrap_or(5);
+    let seeds: u64 = std::env::args()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(5);
     let header = "| run | held-out accuracy, median (range) | ≥ 95 % | held-out loss, nats | | steps/s native |\n|---|---|---|---|---|---|";
-    println!("train-depth ({} steps, reverse, d_model {}, AdamW η = {:?})\n\n{header}", DEPTH_RUN.steps, DEPTH_RUN.d_model, DEPTH_RUN.optimizer);
-    let post = Wiring { residual: true, norm: NormPlacement::Post };
+    println!(
+        "train-depth ({} steps, reverse, d_model {}, AdamW η = {:?})\n\n{header}",
+        DEPTH_RUN.steps, DEPTH_RUN.d_model, DEPTH_RUN.optimizer
+    );
+    let post = Wiring {
+        residual: true,
+        norm: NormPlacement::Post,
+    };
     for depth in [4, 8, 16] {
         for (name, wiring, warmup) in [
             ("no residual, no norm", Wiring::PLAIN, 0),
@@ -53,19 +68,57 @@ fn main() {
             ("residual, post-norm", post, 0),
             ("residual, post-norm, warm-up 50", post, 50),
             ("residual, no norm", Wiring::RESIDUAL_ONLY, 0),
-            ("no residual, pre-norm", Wiring { residual: false, norm: NormPlacement::Pre }, 0),
+            (
+                "no residual, pre-norm",
+                Wiring {
+                    residual: false,
+                    norm: NormPlacement::Pre,
+                },
+                0,
+            ),
         ] {
-            row(&format!("depth {depth}: {name}"), RunConfig { depth, wiring, warmup, ..DEPTH_RUN }, seeds);
+            row(
+                &format!("depth {depth}: {name}"),
+                RunConfig {
+                    depth,
+                    wiring,
+                    warmup,
+                    ..DEPTH_RUN
+                },
+                seeds,
+            );
         }
     }
-    for (name, wiring) in [("no residual, no norm", Wiring::PLAIN), ("residual, pre-norm", Wiring::PRE_NORM)] {
-        row(&format!("depth 8, SGD η = 0.3: {name}"), RunConfig { wiring, optimizer: Optimizer::Sgd { lr: 0.3 }, ..DEPTH_RUN }, seeds);
+    for (name, wiring) in [
+        ("no residual, no norm", Wiring::PLAIN),
+        ("residual, pre-norm", Wiring::PRE_NORM),
+    ] {
+        row(
+            &format!("depth 8, SGD η = 0.3: {name}"),
+            RunConfig {
+                wiring,
+                optimizer: Optimizer::Sgd { lr: 0.3 },
+                ..DEPTH_RUN
+            },
+            seeds,
+        );
     }
-    println!("\ntrain-scale ({} steps, recall, {} blocks, one head)\n\n{header}", SCALE_RUN.steps, SCALE_RUN.depth);
+    println!(
+        "\ntrain-scale ({} steps, recall, {} blocks, one head)\n\n{header}",
+        SCALE_RUN.steps, SCALE_RUN.depth
+    );
     for d_k in [16, 32, 64] {
         for scaled in [true, false] {
             let label = format!("d_k = {d_k}, {}", if scaled { "÷√d_k" } else { "unscaled" });
-            row(&label, RunConfig { d_model: d_k, scaled, ..SCALE_RUN }, seeds);
+            row(
+                &label,
+                RunConfig {
+                    d_model: d_k,
+                    scaled,
+                    ..SCALE_RUN
+                },
+                seeds,
+            );
         }
     }
 }

@@ -5,11 +5,11 @@
 //! cannot be fetched is an `Err`, never a panic (`fallible`).
 
 use handwave::app::embed::EmbedView;
+use handwave::app::notices::Notices;
 use handwave::passes::lazy::{
     register_figure_loader, LazyPart, LazyPass, PassLoadError, PassLoaders,
 };
 use handwave::passes::{backprop, complexity, linear_algebra, stability};
-use handwave::app::notices::Notices;
 use handwave::state::Notice;
 use handwave::widgets::chrome::Chrome;
 use handwave::widgets::share::EmbedForm;
@@ -132,7 +132,9 @@ fn embed_view(
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> Result<AnyView, LoadFailed> {
-    register_figure_loader(|pass, id, show_controls| Box::pin(pass_figure(pass, id, show_controls)));
+    register_figure_loader(|pass, id, show_controls| {
+        Box::pin(pass_figure(pass, id, show_controls))
+    });
     Ok(
         view! { <EmbedView figure=figure show_controls=show_controls notices=notices /> }
             .into_any(),

@@ -8,8 +8,8 @@ use crate::passes::lazy::{LazyPass, LazySection};
 use crate::state::registry::PASSES;
 use crate::state::{Notice, Theme};
 
-use crate::widgets::chrome::use_chrome;
 use super::theme::ThemeSwitch;
+use crate::widgets::chrome::use_chrome;
 
 /// The four claims, each a link to its pass: the page's contents.
 #[component]

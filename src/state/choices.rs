@@ -278,10 +278,8 @@ pub static WIRINGS: Choices<Wiring> = Choices::new(&[
 ]);
 
 /// A training run's optimiser (`topt=`, `tsopt=`): true for plain SGD.
-pub static OPTIMIZERS: Choices<bool> = Choices::new(&[
-    row("adamw", "AdamW", false),
-    row("sgd", "SGD", true),
-]);
+pub static OPTIMIZERS: Choices<bool> =
+    Choices::new(&[row("adamw", "AdamW", false), row("sgd", "SGD", true)]);
 
 /// The task a training run learns (`ttask=`, `tstask=`).
 pub static TASKS: Choices<Task> = Choices::new(&[

@@ -7,10 +7,10 @@
 use leptos::html;
 use leptos::prelude::*;
 
+use super::chrome::use_chrome;
 use super::export::{download_text, export_png};
 use super::location::page_base_url;
 use super::observers::use_printing;
-use super::chrome::use_chrome;
 use super::share::{copy_to_clipboard, figure_link};
 use crate::state::registry::figure_title;
 use crate::state::use_url_state;

@@ -5,8 +5,8 @@
 //! a pass.
 
 pub mod canvas;
-pub mod chrome;
 pub mod chart;
+pub mod chrome;
 pub mod colormap;
 pub mod controls;
 pub mod custom_model;

@@ -57,7 +57,11 @@ fn control_label(root: &web_sys::Element, key: &str) -> String {
         .ok()
         .flatten()
         .and_then(|c| c.closest(".control").ok().flatten())
-        .and_then(|c| c.query_selector("label, .control-label, legend").ok().flatten())
+        .and_then(|c| {
+            c.query_selector("label, .control-label, legend")
+                .ok()
+                .flatten()
+        })
         .and_then(|l| l.text_content())
         .unwrap_or_default()
 }

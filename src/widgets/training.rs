@@ -4,9 +4,10 @@
 //! the next chunk; restart and a change of setting start the run again from step 0.
 //! Finished runs are kept per configuration, so going back to a state redraws at once.
 //!
-//! A run starts when its figure first comes near the screen and then trains to its end
-//! even off screen (it costs the page's main thread nothing, and a default run lasts
-//! seconds), so a reader who scrolls back finds it done.
+//! A run starts when its figure has stayed near the screen for [`DWELL`] (a reader who
+//! stops at it, not one scrolling past) and then trains to its end even off screen (it
+//! costs the page's main thread nothing, and a default run lasts seconds), so a reader
+//! who scrolls back finds it done.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -21,6 +22,9 @@ use crate::math::train::{Point, RunConfig, RunStatus};
 
 /// The worker's script, next to the page (relative, so any sub-path works).
 const WORKER_URL: &str = "./handwave-worker_loader.js";
+
+/// How long a figure stays near the screen before its runs start.
+pub const DWELL: std::time::Duration = std::time::Duration::from_millis(400);
 
 /// The wall-clock time one chunk aims at: long enough that a round trip is a small part
 /// of it, short enough that the curve grows smoothly and pause answers at once.
@@ -119,16 +123,28 @@ pub fn use_training_run(
         chunk: 2,
         busy_seconds: 0.0,
     });
-    let started = StoredValue::new(false);
+    let started = RwSignal::new(false);
     let last_restart = StoredValue::new(0u32);
+    // Started once the figure has stayed near the screen for DWELL.
+    Effect::new(move |_| {
+        if active.get() && !started.get_untracked() {
+            set_timeout(
+                move || {
+                    if active.get_untracked() {
+                        started.set(true);
+                    }
+                },
+                DWELL,
+            );
+        }
+    });
     // A new configuration or a restart: from the cache, or from step 0.
     Effect::new(move |_| {
         let c = config.get();
         let restarted = restart.get();
-        if !active.get() && !started.get_value() {
+        if !started.get() {
             return;
         }
-        started.set_value(true);
         // The restart button trains again; the cache is for going back to a state.
         let pressed = restarted != last_restart.get_value();
         last_restart.set_value(restarted);

@@ -49,7 +49,8 @@ pub fn TrainBar(
         let (sa, sb) = (a.state.get(), b.state.get());
         let total = steps.get();
         if sa == TrainState::Failed || sb == TrainState::Failed {
-            return "Training needs a Web Worker, and this browser would not start one.".to_string();
+            return "Training needs a Web Worker, and this browser would not start one."
+                .to_string();
         }
         if over(sa) && over(sb) {
             return format!("Done: {total} steps each.");
@@ -63,17 +64,37 @@ pub fn TrainBar(
         } else {
             String::new()
         };
-        let what = if paused.get() { "Paused at step" } else { "Step" };
+        let what = if paused.get() {
+            "Paused at step"
+        } else {
+            "Step"
+        };
         format!(
             "{what} {} of {total} · {} steps/s{left}",
             step.get(),
             format_number(r, 3)
         )
     };
+    // What a screen reader hears: the changes of state, not every step.
+    let announced = move || {
+        let (sa, sb) = (a.state.get(), b.state.get());
+        if sa == TrainState::Failed || sb == TrainState::Failed {
+            "Training could not start."
+        } else if over(sa) && over(sb) {
+            "Training done."
+        } else if paused.get() {
+            "Training paused."
+        } else if sa == TrainState::Waiting && sb == TrainState::Waiting {
+            ""
+        } else {
+            "Training."
+        }
+    };
     view! {
         <div class="train-bar">
             <progress max=move || steps.get().max(1) value=move || step.get() aria-label="Training progress"></progress>
-            <span class="train-status" role="status">{status}</span>
+            <span class="train-status">{status}</span>
+            <span class="visually-hidden" role="status">{announced}</span>
             <button type="button" class="button-quiet" data-action="train-pause"
                 aria-pressed=move || paused.get().to_string()
                 disabled=move || over(a.state.get()) && over(b.state.get())
@@ -155,7 +176,9 @@ pub fn log_axis(label: &str, series: [&[Point]; 2], read: fn(&Point) -> f64) -> 
         .iter()
         .flat_map(|s| s.iter().map(read))
         .filter(|v| v.is_finite() && *v > 0.0);
-    let (lo, hi) = values.fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| (lo.min(v), hi.max(v)));
+    let (lo, hi) = values.fold((f64::INFINITY, 0.0_f64), |(lo, hi), v| {
+        (lo.min(v), hi.max(v))
+    });
     if hi > 0.0 {
         Axis::log_decades(label, lo, hi.max(lo * 10.0))
     } else {
@@ -277,7 +300,10 @@ mod tests {
         assert_eq!((g.rows, g.cols), (2, 2));
         assert_eq!(g.get(0, 0), Some(1.0), "the top block (layer 1) first");
         assert_eq!(g.get(1, 0), Some(-3.0));
-        assert!(g.get(1, 1).is_some_and(f64::is_nan), "a zero norm is an empty cell");
+        assert!(
+            g.get(1, 1).is_some_and(f64::is_nan),
+            "a zero norm is an empty cell"
+        );
     }
 
     #[test]

@@ -10,8 +10,8 @@ use crate::math::products::{transpose_times, zeros};
 use crate::math::rng::gaussian_matrix;
 use crate::math::stability::{
     block_backward_into, block_forward, layer_norm_backward, layer_norm_forward,
-    unit_block_weights, BlockCache, BlockParams, Branch, GradSink, LayerNormParams,
-    NormPlacement, Param, Wiring,
+    unit_block_weights, BlockCache, BlockParams, Branch, GradSink, LayerNormParams, NormPlacement,
+    Param, Wiring,
 };
 
 const STREAM_EMBED: u64 = 0xE3B;
@@ -235,8 +235,7 @@ impl Params {
             .collect();
         Self {
             embed: gaussian_matrix(seed, &[STREAM_EMBED, d as u64], shape.vocab, d) * half,
-            position: gaussian_matrix(seed, &[STREAM_POSITION, d as u64], shape.seq_len, d)
-                * half,
+            position: gaussian_matrix(seed, &[STREAM_POSITION, d as u64], shape.seq_len, d) * half,
             blocks,
             final_norm: LayerNormParams::identity(d),
             unembed: gaussian_matrix(seed, &[STREAM_UNEMBED, d as u64], d, shape.vocab)
@@ -263,7 +262,10 @@ impl Params {
     /// Every parameter as a slice with whether weight decay applies, in a fixed order
     /// (the same for every `Params` of one shape).
     pub fn slices(&self) -> Vec<(&[f64], bool)> {
-        let mut out = vec![(self.embed.as_slice(), true), (self.position.as_slice(), true)];
+        let mut out = vec![
+            (self.embed.as_slice(), true),
+            (self.position.as_slice(), true),
+        ];
         for b in &self.blocks {
             out.extend(b.slices());
         }
@@ -362,7 +364,9 @@ fn forward(params: &Params, shape: &ModelShape, tokens: &[usize]) -> Forward {
 /// Softmax of one row of logits, max-shifted.
 fn row_softmax(logits: &DMatrix<f64>, i: usize) -> Vec<f64> {
     let v = logits.ncols();
-    let top = (0..v).map(|j| logits[(i, j)]).fold(f64::NEG_INFINITY, f64::max);
+    let top = (0..v)
+        .map(|j| logits[(i, j)])
+        .fold(f64::NEG_INFINITY, f64::max);
     let e: Vec<f64> = (0..v).map(|j| (logits[(i, j)] - top).exp()).collect();
     let total: f64 = e.iter().sum();
     e.into_iter().map(|x| x / total).collect()
@@ -415,7 +419,10 @@ fn run_batch(
     batch: &[Example],
     mut grads: Option<&mut Params>,
 ) -> BatchStats {
-    let targets: usize = batch.iter().map(|e| e.targets.iter().flatten().count()).sum();
+    let targets: usize = batch
+        .iter()
+        .map(|e| e.targets.iter().flatten().count())
+        .sum();
     let per_target = 1.0 / targets.max(1) as f64;
     let (mut loss, mut right, mut entropy, mut rows) = (0.0, 0usize, 0.0, 0usize);
     for example in batch {
@@ -535,8 +542,11 @@ mod tests {
                 let mut grads = params.zeros_like();
                 loss_and_gradient(&params, &shape, &batch, &mut grads);
                 let loss_at = |p: &Params| evaluate(p, &shape, &batch).loss;
-                let analytic: Vec<f64> =
-                    grads.slices().iter().flat_map(|(s, _)| s.to_vec()).collect();
+                let analytic: Vec<f64> = grads
+                    .slices()
+                    .iter()
+                    .flat_map(|(s, _)| s.to_vec())
+                    .collect();
                 let scale = analytic.iter().map(|g| g * g).sum::<f64>().sqrt();
                 let mut k = 0;
                 let count = params.slices().len();
@@ -572,7 +582,11 @@ mod tests {
         for wiring in every_wiring() {
             let shape = shape(wiring, true);
             let stats = evaluate(&Params::init(&shape, 3), &shape, &batch);
-            let tolerance = if wiring == Wiring::RESIDUAL_ONLY { 0.15 } else { 0.1 };
+            let tolerance = if wiring == Wiring::RESIDUAL_ONLY {
+                0.15
+            } else {
+                0.1
+            };
             let ln_v = (TASK.vocab() as f64).ln();
             assert!(
                 (stats.loss - ln_v).abs() < tolerance * ln_v,

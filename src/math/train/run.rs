@@ -74,7 +74,9 @@ pub enum RunStatus {
     /// Every step made.
     Done,
     /// The loss or a parameter stopped being finite at this step; the run stops there.
-    Diverged { step: usize },
+    Diverged {
+        step: usize,
+    },
 }
 
 /// A run in progress.
@@ -210,7 +212,11 @@ mod tests {
         let (a, b) = (Trainer::run(small(3)), Trainer::run(small(3)));
         assert_eq!(a.points, b.points);
         assert_eq!(a.params(), b.params());
-        assert_ne!(Trainer::run(small(4)).points, a.points, "another seed, another run");
+        assert_ne!(
+            Trainer::run(small(4)).points,
+            a.points,
+            "another seed, another run"
+        );
     }
 
     #[test]
@@ -239,7 +245,11 @@ mod tests {
             wiring: Wiring::PLAIN,
             ..small(7)
         });
-        assert!(matches!(t.status, RunStatus::Diverged { .. }), "{:?}", t.status);
+        assert!(
+            matches!(t.status, RunStatus::Diverged { .. }),
+            "{:?}",
+            t.status
+        );
         assert!(t
             .points
             .iter()

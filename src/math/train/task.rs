@@ -152,7 +152,9 @@ mod tests {
         for e in RECALL.examples(5, &[2], 50) {
             assert_eq!(e.tokens.len(), RECALL.seq_len());
             let query = e.tokens[8];
-            let at = (0..4).find(|&i| e.tokens[2 * i] == query).expect("the key was given");
+            let at = (0..4)
+                .find(|&i| e.tokens[2 * i] == query)
+                .expect("the key was given");
             assert_eq!(e.targets[8], Some(e.tokens[2 * at + 1]));
             let mut keys: Vec<usize> = (0..4).map(|i| e.tokens[2 * i]).collect();
             keys.sort_unstable();
@@ -167,7 +169,10 @@ mod tests {
             for e in shape.examples(9, &[3], 200) {
                 assert!(e.tokens.iter().all(|&t| t < shape.vocab()));
                 assert!(e.targets.iter().flatten().all(|&t| t < shape.vocab()));
-                assert_eq!(e.targets.iter().flatten().count(), shape.targets_per_example());
+                assert_eq!(
+                    e.targets.iter().flatten().count(),
+                    shape.targets_per_example()
+                );
             }
         }
     }
@@ -182,6 +187,9 @@ mod tests {
                 counts[*t] += 1;
             }
         }
-        assert!(counts.iter().all(|&c| (900..=1100).contains(&c)), "{counts:?}");
+        assert!(
+            counts.iter().all(|&c| (900..=1100).contains(&c)),
+            "{counts:?}"
+        );
     }
 }

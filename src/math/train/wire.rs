@@ -127,7 +127,12 @@ pub fn decode_config(v: &[f64]) -> Option<RunConfig> {
 
 /// A chunk to ask for: the run, the first point wanted, and the step to train until.
 pub fn encode_request(id: u64, config: &RunConfig, first_point: usize, until: usize) -> Vec<f64> {
-    let mut out = vec![id as f64, f64::from(KIND_TRAIN), first_point as f64, until as f64];
+    let mut out = vec![
+        id as f64,
+        f64::from(KIND_TRAIN),
+        first_point as f64,
+        until as f64,
+    ];
     out.extend(encode_config(config));
     out
 }
@@ -249,7 +254,25 @@ mod tests {
 
     #[test]
     fn any_numbers_decode_to_a_runnable_configuration() {
-        let wild = [f64::NAN, 1e300, -5.0, 7.0, 3.0, 99.0, 1.0, 9.0, 0.0, 1.0, f64::INFINITY, -1.0, 1e9, 0.0, 1e12, 0.0, -3.0];
+        let wild = [
+            f64::NAN,
+            1e300,
+            -5.0,
+            7.0,
+            3.0,
+            99.0,
+            1.0,
+            9.0,
+            0.0,
+            1.0,
+            f64::INFINITY,
+            -1.0,
+            1e9,
+            0.0,
+            1e12,
+            0.0,
+            -3.0,
+        ];
         let c = decode_config(&wild).expect("decodes");
         assert!(c.d_model % c.heads == 0 && c.depth <= MAX_TRAIN_DEPTH && c.batch >= 1);
         assert!(c.steps <= MAX_TRAIN_STEPS && c.warmup <= c.steps && c.every >= 1);
@@ -269,7 +292,10 @@ mod tests {
         assert_eq!(points, whole.points);
         // Asked again from the start, a worker that has moved on trains it again: the same.
         let again = respond(&encode_request(2, &small(), 0, 9), &mut run);
-        assert_eq!(decode_answer(&again[2..]).expect("an answer").points, whole.points);
+        assert_eq!(
+            decode_answer(&again[2..]).expect("an answer").points,
+            whole.points
+        );
         let other = RunConfig { seed: 1, ..small() };
         let switched = respond(&encode_request(3, &other, 0, 9), &mut run);
         assert_eq!(

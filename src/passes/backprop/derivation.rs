@@ -6,8 +6,8 @@
 use leptos::prelude::*;
 
 use super::jacobian_vs_dk::JacobianVsDkFigure;
-use super::train_scale::TrainScaleFigure;
 use super::model::BackpropModel;
+use super::train_scale::TrainScaleFigure;
 use crate::formulas;
 use crate::state::use_url_state;
 use crate::widgets::Formula;

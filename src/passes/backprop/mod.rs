@@ -33,7 +33,11 @@ pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
         }
         // In a module of its own with the rest of the derivation (see [`derivation`]).
         "jacobian-vs-dk" | "train-scale" => {
-            let id = if id == "train-scale" { "train-scale" } else { "jacobian-vs-dk" };
+            let id = if id == "train-scale" {
+                "train-scale"
+            } else {
+                "jacobian-vs-dk"
+            };
             Some(
                 view! { <LazyFigure pass=LazyPass::BackpropDerivation id=id show_controls=show_controls /> }
                     .into_any(),

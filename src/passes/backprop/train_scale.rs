@@ -79,11 +79,19 @@ pub fn TrainScaleFigure(
     let b = use_training_run(config_b, on_screen, paused, restart);
     let steps = Signal::derive(move || config_a.with(|c| c.steps));
     let task = Signal::derive(move || config_a.with(|c| c.task));
-    let chart = move |read: fn(&Point) -> f64, y: fn([&[Point]; 2]) -> Axis, level: fn(&TaskShape) -> Option<(String, f64)>| {
+    let chart = move |read: fn(&Point) -> f64,
+                      y: fn([&[Point]; 2]) -> Axis,
+                      level: fn(&TaskShape) -> Option<(String, f64)>| {
         Memo::new(move |_| {
             a.points.with(|pa| {
                 b.points.with(|pb| {
-                    curves([("A: ÷√dₖ", pa), ("B: unscaled", pb)], read, steps.get(), y([pa, pb]), level(&task.get()))
+                    curves(
+                        [("A: ÷√dₖ", pa), ("B: unscaled", pb)],
+                        read,
+                        steps.get(),
+                        y([pa, pb]),
+                        level(&task.get()),
+                    )
                 })
             })
         })
@@ -91,21 +99,44 @@ pub fn TrainScaleFigure(
     let loss_spec = chart(
         |p| p.loss,
         |s| log_axis("held-out loss, nats", s, |p| p.loss),
-        |t| Some((format!("no attention: ln {} = {}", t.symbols, format_number(t.chance_loss(), 3)), t.chance_loss())),
+        |t| {
+            Some((
+                format!(
+                    "no attention: ln {} = {}",
+                    t.symbols,
+                    format_number(t.chance_loss(), 3)
+                ),
+                t.chance_loss(),
+            ))
+        },
     );
     let entropy_spec = chart(
         |p| p.entropy,
         |s| {
-            let top = s.iter().flat_map(|r| r.iter().map(|p| p.entropy)).filter(|v| v.is_finite()).fold(0.0_f64, f64::max);
-            Axis { label: "attention row entropy, nats".into(), min: 0.0, max: (top * 1.1).max(0.1), log: false }
+            let top = s
+                .iter()
+                .flat_map(|r| r.iter().map(|p| p.entropy))
+                .filter(|v| v.is_finite())
+                .fold(0.0_f64, f64::max);
+            Axis {
+                label: "attention row entropy, nats".into(),
+                min: 0.0,
+                max: (top * 1.1).max(0.1),
+                log: false,
+            }
         },
         |_| None,
     );
-    let grad_spec = chart(|p| p.grad_wq, |s| log_axis("‖∂L/∂W_Q‖", s, |p| p.grad_wq), |_| None);
+    let grad_spec = chart(
+        |p| p.grad_wq,
+        |s| log_axis("‖∂L/∂W_Q‖", s, |p| p.grad_wq),
+        |_| None,
+    );
     let (acc_a, acc_b) = (latest(a, |p| p.accuracy), latest(b, |p| p.accuracy));
     let learned = Signal::derive(move || learned_code(acc_a.get(), acc_b.get()));
     let step = Signal::derive(move || a.step.get().min(b.step.get()) as f64);
     let rate = Signal::derive(move || a.rate.get().min(b.rate.get()));
+    // Not `aria-busy`: a run lasts seconds and is told by `data-train` and the bar.
     let busy = Signal::derive(move || {
         matches!(a.state.get(), TrainState::Running | TrainState::Waiting)
             || matches!(b.state.get(), TrainState::Running | TrainState::Waiting)
@@ -144,7 +175,10 @@ pub fn TrainScaleFigure(
         }
     });
     let csv = Callback::new(move |_| {
-        a.points.with_untracked(|pa| b.points.with_untracked(|pb| runs_csv(pa, pb, SCALE_RUN.depth)))
+        a.points.with_untracked(|pa| {
+            b.points
+                .with_untracked(|pb| runs_csv(pa, pb, SCALE_RUN.depth))
+        })
     });
     let controls = move || {
         let (dk, set_dk) = state.int_control("tsdk");
@@ -181,7 +215,7 @@ pub fn TrainScaleFigure(
             <Chart name="train-scale-entropy" spec=entropy_spec summary=summary aspect=0.32 />
             <Chart name="train-scale-grad" spec=grad_spec summary=summary aspect=0.32 />
             <p class="control-note">"Each run trains in a Web Worker of its own; it starts when the figure first comes near the screen and trains to its end even when scrolled away."</p>
-            <div class="readouts" aria-busy=move || busy.get().to_string()>
+            <div class="readouts">
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=three />
                 <Readout name="loss-b" label="B: loss" value=latest(b, |p| p.loss) format=three />

@@ -99,12 +99,20 @@ pub fn TrainDepthFigure(
         Signal::derive(move || format!("B: {}", config_b.with(run_label))),
     );
     let chance = Signal::derive(move || config_a.with(|c| c.task));
-    let chart = move |read: fn(&Point) -> f64, y: fn([&[Point]; 2]) -> Axis, level: fn(&TaskShape) -> (String, f64)| {
+    let chart = move |read: fn(&Point) -> f64,
+                      y: fn([&[Point]; 2]) -> Axis,
+                      level: fn(&TaskShape) -> (String, f64)| {
         Memo::new(move |_| {
             let (la, lb) = (name_a.get(), name_b.get());
             a.points.with(|pa| {
                 b.points.with(|pb| {
-                    curves([(&la, pa), (&lb, pb)], read, steps.get(), y([pa, pb]), Some(level(&chance.get())))
+                    curves(
+                        [(&la, pa), (&lb, pb)],
+                        read,
+                        steps.get(),
+                        y([pa, pb]),
+                        Some(level(&chance.get())),
+                    )
                 })
             })
         })
@@ -112,18 +120,38 @@ pub fn TrainDepthFigure(
     let loss_spec = chart(
         |p| p.loss,
         |s| log_axis("held-out loss, nats", s, |p| p.loss),
-        |t| (format!("no attention: ln {} = {}", t.symbols, format_number(t.chance_loss(), 3)), t.chance_loss()),
+        |t| {
+            (
+                format!(
+                    "no attention: ln {} = {}",
+                    t.symbols,
+                    format_number(t.chance_loss(), 3)
+                ),
+                t.chance_loss(),
+            )
+        },
     );
     let acc_spec = chart(
         |p| p.accuracy,
-        |_| Axis { label: "held-out accuracy".into(), min: 0.0, max: 1.0, log: false },
-        |t| (format!("no attention: {}", percent(t.chance_accuracy())), t.chance_accuracy()),
+        |_| Axis {
+            label: "held-out accuracy".into(),
+            min: 0.0,
+            max: 1.0,
+            log: false,
+        },
+        |t| {
+            (
+                format!("no attention: {}", percent(t.chance_accuracy())),
+                t.chance_accuracy(),
+            )
+        },
     );
     let (acc_a, acc_b) = (latest(a, |p| p.accuracy), latest(b, |p| p.accuracy));
     let (loss_a, loss_b) = (latest(a, |p| p.loss), latest(b, |p| p.loss));
     let learned = Signal::derive(move || learned_code(acc_a.get(), acc_b.get()));
     let step = Signal::derive(move || a.step.get().min(b.step.get()) as f64);
     let rate = Signal::derive(move || a.rate.get().min(b.rate.get()));
+    // Not `aria-busy`: a run lasts seconds and is told by `data-train` and the bar.
     let busy = Signal::derive(move || {
         matches!(a.state.get(), TrainState::Running | TrainState::Waiting)
             || matches!(b.state.get(), TrainState::Running | TrainState::Waiting)
@@ -166,9 +194,13 @@ pub fn TrainDepthFigure(
         }
     });
     let csv = Callback::new(move |_| {
-        a.points.with_untracked(|pa| b.points.with_untracked(|pb| runs_csv(pa, pb, depth.get_untracked())))
+        a.points.with_untracked(|pa| {
+            b.points
+                .with_untracked(|pb| runs_csv(pa, pb, depth.get_untracked()))
+        })
     });
-    let grid = move |run: TrainRun| Memo::new(move |_| run.points.with(|p| layer_grid(p, depth.get())));
+    let grid =
+        move |run: TrainRun| Memo::new(move |_| run.points.with(|p| layer_grid(p, depth.get())));
     let (grid_a, grid_b) = (grid(a), grid(b));
     let describe = move |run: TrainRun| {
         Callback::new(move |(row, col): (usize, usize)| {
@@ -178,7 +210,14 @@ pub fn TrainDepthFigure(
                     "Block {} at step {}: ‖∂L/∂θ‖ = {}",
                     d.saturating_sub(row + 1),
                     point.step,
-                    format_number(point.layer_grads.get(d.saturating_sub(row + 1)).copied().unwrap_or(f64::NAN), 3)
+                    format_number(
+                        point
+                            .layer_grads
+                            .get(d.saturating_sub(row + 1))
+                            .copied()
+                            .unwrap_or(f64::NAN),
+                        3
+                    )
                 ),
                 None => String::new(),
             })
@@ -233,7 +272,7 @@ pub fn TrainDepthFigure(
                 <Heatmap name="train-depth-grads-b" grid=grid_b scale=LAYER_SCALE describe=describe(b) summary=Signal::derive(move || format!("Run B's gradient norm by block and step, {} steps.", b.step.get())) max_width=1200.0 height=72.0 />
             </div>
             <p class="control-note">"Colour: log₁₀ ‖∂L/∂θ‖ from 10⁻⁸ (dark) to 10 (bright). Each run trains in a Web Worker of its own; it starts when the figure first comes near the screen and trains to its end even when scrolled away."</p>
-            <div class="readouts" aria-busy=move || busy.get().to_string()>
+            <div class="readouts">
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=loss_a format=|v| format_number(v, 3) />
                 <Readout name="loss-b" label="B: loss" value=loss_b format=|v| format_number(v, 3) />

@@ -43,13 +43,13 @@ pub(super) fn verdict_of(id: &str) -> String {
         .unwrap_or_default()
 }
 
-/// Whether figure `id` has caught up with its state (no readout still computing).
+/// Whether figure `id` has caught up with its state: no readout still computing, and no
+/// run still training (`data-train="running"`).
 pub(super) fn settled(id: &str) -> bool {
-    document()
-        .query_selector(&format!("[data-figure=\"{id}\"] [aria-busy=\"true\"]"))
-        .ok()
-        .flatten()
-        .is_none()
+    let busy = format!(
+        "[data-figure=\"{id}\"] [aria-busy=\"true\"], [data-figure=\"{id}\"][data-train=\"running\"]"
+    );
+    document().query_selector(&busy).ok().flatten().is_none()
 }
 
 /// Marks figure `id`'s root with the step reached (`data-step-at`), or clears it.
