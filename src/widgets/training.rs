@@ -4,10 +4,12 @@
 //! the next chunk; restart and a change of setting start the run again from step 0.
 //! Finished runs are kept per configuration, so going back to a state redraws at once.
 //!
-//! A run starts when its figure has stayed near the screen for [`DWELL`] (a reader who
-//! stops at it, not one scrolling past) and then trains to its end even off screen (it
-//! costs the page's main thread nothing, and a default run lasts seconds), so a reader
-//! who scrolls back finds it done.
+//! When its figure first comes near the screen a run measures its step 0 (the untrained
+//! model: loss, accuracy, gradients), so the figure shows numbers at once; it starts
+//! training when the figure has stayed near the screen for [`DWELL`] (a reader who stops
+//! at it, not one scrolling past) and then trains to its end even off screen (it costs the
+//! page's main thread nothing, and a default run lasts seconds), so a reader who scrolls
+//! back finds it done.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -33,7 +35,8 @@ const CHUNK_SECONDS: f64 = 0.12;
 /// Where a run is, as the figure says it (`data-train`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TrainState {
-    /// Not started yet (its figure has not come near the screen).
+    /// Not training yet (its figure has not stayed near the screen); step 0 is measured
+    /// once the figure has come near.
     Waiting,
     Running,
     Paused,
@@ -64,6 +67,15 @@ pub struct TrainRun {
     pub state: RwSignal<TrainState>,
     /// Steps per second, measured over the chunks of this run.
     pub rate: RwSignal<f64>,
+    /// The figure has come near the screen: step 0 is on its way, or here.
+    pub primed: RwSignal<bool>,
+}
+
+impl TrainRun {
+    /// Asked for, and no point arrived yet (what `aria-busy` says: a moment, not a run).
+    pub fn measuring(&self) -> bool {
+        self.primed.get() && self.points.with(Vec::is_empty)
+    }
 }
 
 type Key = [u64; 17];
@@ -113,6 +125,7 @@ pub fn use_training_run(
         step: RwSignal::new(0),
         state: RwSignal::new(TrainState::Waiting),
         rate: RwSignal::new(0.0),
+        primed: RwSignal::new(false),
     };
     let driver = StoredValue::new_local(Driver {
         worker: None,
@@ -125,8 +138,12 @@ pub fn use_training_run(
     });
     let started = RwSignal::new(false);
     let last_restart = StoredValue::new(0u32);
-    // Started once the figure has stayed near the screen for DWELL.
+    // Primed (step 0 measured) when the figure comes near; started once it has stayed
+    // near for DWELL.
     Effect::new(move |_| {
+        if active.get() && !run.primed.get_untracked() {
+            run.primed.set(true);
+        }
         if active.get() && !started.get_untracked() {
             set_timeout(
                 move || {
@@ -142,7 +159,7 @@ pub fn use_training_run(
     Effect::new(move |_| {
         let c = config.get();
         let restarted = restart.get();
-        if !started.get() {
+        if !run.primed.get() {
             return;
         }
         // The restart button trains again; the cache is for going back to a state.
@@ -171,13 +188,28 @@ pub fn use_training_run(
                 run.points.set(Vec::new());
                 run.step.set(0);
                 run.rate.set(0.0);
-                run.state.set(if paused.get_untracked() {
+                run.state.set(if !started.get_untracked() {
+                    TrainState::Waiting
+                } else if paused.get_untracked() {
                     TrainState::Paused
                 } else {
                     TrainState::Running
                 });
                 ask_next(driver, run, paused);
             }
+        }
+    });
+    // Training proper begins.
+    Effect::new(move |_| {
+        if started.get() && run.state.get_untracked() == TrainState::Waiting {
+            // The rate counts training, not the worker's start and step 0.
+            driver.update_value(|d| d.busy_seconds = 0.0);
+            run.state.set(if paused.get_untracked() {
+                TrainState::Paused
+            } else {
+                TrainState::Running
+            });
+            ask_next(driver, run, paused);
         }
     });
     // Pause and resume.
@@ -232,10 +264,16 @@ fn start_worker(driver: StoredValue<Driver, LocalStorage>, run: TrainRun, paused
     });
 }
 
-/// Sends the next chunk of the current run, unless one is in flight, the run is paused
-/// or over, or the worker is not ready yet (it asks when it is).
+/// Sends the next chunk of the current run (only step 0 while it waits to start), unless
+/// one is in flight, the run is paused or over, or the worker is not ready yet (it asks
+/// when it is).
 fn ask_next(driver: StoredValue<Driver, LocalStorage>, run: TrainRun, paused: RwSignal<bool>) {
-    if paused.get_untracked() || run.state.get_untracked() != TrainState::Running {
+    let state = run.state.get_untracked();
+    let first_only = state == TrainState::Waiting;
+    if first_only && run.points.with_untracked(|p| !p.is_empty()) {
+        return;
+    }
+    if !first_only && (paused.get_untracked() || state != TrainState::Running) {
         return;
     }
     if driver.with_value(|d| d.worker.is_none()) {
@@ -250,7 +288,11 @@ fn ask_next(driver: StoredValue<Driver, LocalStorage>, run: TrainRun, paused: Rw
         if !w.ready || d.in_flight {
             return;
         }
-        let until = (step + d.chunk).min(config.steps);
+        let until = if first_only {
+            0
+        } else {
+            (step + d.chunk).min(config.steps)
+        };
         let request = encode_request(d.generation, &config, first_point, until);
         let array = js_sys::Float64Array::from(&request[..]);
         if w.worker.post_message(&array).is_ok() {

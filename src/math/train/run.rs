@@ -90,6 +90,8 @@ pub struct Trainer {
     held_out: Vec<Example>,
     /// Updates made.
     pub step: usize,
+    /// The gradient at this step has been measured (its update not made yet).
+    measured: bool,
     pub status: RunStatus,
     pub points: Vec<Point>,
 }
@@ -112,6 +114,7 @@ impl Trainer {
             grads,
             optimizer,
             step: 0,
+            measured: false,
             status: RunStatus::Running,
             points: Vec::new(),
         }
@@ -122,13 +125,19 @@ impl Trainer {
         &self.params
     }
 
-    /// Trains until `until` updates are made, the run is done, or it diverges. Step s
-    /// computes the gradient at the parameters after s updates; a point is recorded at
-    /// every `every`-th step and at the last (s = steps, where no update follows).
+    /// Trains until `until` updates are made (or the run is done, or diverges), with the
+    /// gradient at step `until` measured: every point at a step ≤ `until` is recorded.
+    /// Step s measures the gradient at the parameters after s updates on a fresh batch,
+    /// recording a point at every `every`-th step and at the last (s = steps, where no
+    /// update follows), then updates. The same points however the run is cut into calls.
     pub fn advance(&mut self, until: usize) {
         let until = until.min(self.config.steps);
-        while self.status == RunStatus::Running && (self.step < until || self.at_last_point()) {
-            self.train_step();
+        while self.status == RunStatus::Running {
+            self.measure();
+            if self.status != RunStatus::Running || self.step >= until {
+                break;
+            }
+            self.apply();
         }
     }
 
@@ -139,11 +148,13 @@ impl Trainer {
         t
     }
 
-    fn at_last_point(&self) -> bool {
-        self.step == self.config.steps && self.points.last().map(|p| p.step) != Some(self.step)
-    }
-
-    fn train_step(&mut self) {
+    /// The gradient at this step on the next batch, and the point if one is due (once
+    /// per step).
+    fn measure(&mut self) {
+        if self.measured {
+            return;
+        }
+        self.measured = true;
         let batch: Vec<Example> = (0..self.config.batch.max(1))
             .map(|_| self.config.task.example(&mut self.batches))
             .collect();
@@ -168,10 +179,14 @@ impl Trainer {
         }
         if last {
             self.status = RunStatus::Done;
-            return;
         }
+    }
+
+    /// One update along the measured gradient.
+    fn apply(&mut self) {
         self.optimizer.update(&mut self.params, &self.grads);
         self.step += 1;
+        self.measured = false;
         if !self.params.is_finite() {
             self.status = RunStatus::Diverged { step: self.step };
         }
@@ -225,6 +240,9 @@ mod tests {
         let mut pieces = Trainer::new(small(5));
         for until in [0, 3, 3, 7, 20] {
             pieces.advance(until);
+            // Every point up to the step asked for is there.
+            let expected = if until >= 12 { 12 } else { until / 5 * 5 };
+            assert_eq!(pieces.points.last().map(|p| p.step), Some(expected));
         }
         assert_eq!(pieces.points, whole.points);
         assert_eq!(pieces.status, RunStatus::Done);

@@ -136,7 +136,8 @@ pub fn TrainScaleFigure(
     let learned = Signal::derive(move || learned_code(acc_a.get(), acc_b.get()));
     let step = Signal::derive(move || a.step.get().min(b.step.get()) as f64);
     let rate = Signal::derive(move || a.rate.get().min(b.rate.get()));
-    // Not `aria-busy`: a run lasts seconds and is told by `data-train` and the bar.
+    // `aria-busy` only until step 0 is measured: a run lasts seconds, and is told by
+    // `data-train` and the bar.
     let busy = Signal::derive(move || {
         matches!(a.state.get(), TrainState::Running | TrainState::Waiting)
             || matches!(b.state.get(), TrainState::Running | TrainState::Waiting)
@@ -215,7 +216,7 @@ pub fn TrainScaleFigure(
             <Chart name="train-scale-entropy" spec=entropy_spec summary=summary aspect=0.32 />
             <Chart name="train-scale-grad" spec=grad_spec summary=summary aspect=0.32 />
             <p class="control-note">"Each run trains in a Web Worker of its own; it starts when the figure first comes near the screen and trains to its end even when scrolled away."</p>
-            <div class="readouts">
+            <div class="readouts" aria-busy=move || (a.measuring() || b.measuring()).to_string()>
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=three />
                 <Readout name="loss-b" label="B: loss" value=latest(b, |p| p.loss) format=three />

@@ -151,7 +151,8 @@ pub fn TrainDepthFigure(
     let learned = Signal::derive(move || learned_code(acc_a.get(), acc_b.get()));
     let step = Signal::derive(move || a.step.get().min(b.step.get()) as f64);
     let rate = Signal::derive(move || a.rate.get().min(b.rate.get()));
-    // Not `aria-busy`: a run lasts seconds and is told by `data-train` and the bar.
+    // `aria-busy` only until step 0 is measured: a run lasts seconds, and is told by
+    // `data-train` and the bar.
     let busy = Signal::derive(move || {
         matches!(a.state.get(), TrainState::Running | TrainState::Waiting)
             || matches!(b.state.get(), TrainState::Running | TrainState::Waiting)
@@ -219,7 +220,7 @@ pub fn TrainDepthFigure(
                         3
                     )
                 ),
-                None => String::new(),
+                None => "Not trained yet.".into(),
             })
         })
     };
@@ -272,7 +273,7 @@ pub fn TrainDepthFigure(
                 <Heatmap name="train-depth-grads-b" grid=grid_b scale=LAYER_SCALE describe=describe(b) summary=Signal::derive(move || format!("Run B's gradient norm by block and step, {} steps.", b.step.get())) max_width=1200.0 height=72.0 />
             </div>
             <p class="control-note">"Colour: log₁₀ ‖∂L/∂θ‖ from 10⁻⁸ (dark) to 10 (bright). Each run trains in a Web Worker of its own; it starts when the figure first comes near the screen and trains to its end even when scrolled away."</p>
-            <div class="readouts">
+            <div class="readouts" aria-busy=move || (a.measuring() || b.measuring()).to_string()>
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=loss_a format=|v| format_number(v, 3) />
                 <Readout name="loss-b" label="B: loss" value=loss_b format=|v| format_number(v, 3) />
