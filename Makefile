@@ -26,6 +26,7 @@ dist: setup
 
 ## First-load bytes and control -> redraw timings in headless Chromium (a benchmark, not a test).
 bench: dist
+	cargo run --quiet --release --example train_speed
 	node scripts/bench.mjs
 
 ## Rewrite the visual-regression baselines in tests/visual/ on purpose (then commit them).

@@ -345,6 +345,32 @@ if (STRIPS.some((f) => `${f} steps`.includes(ONLY))) {
     rows.push({ name: `${figure} steps`, atDefaults: false, p95: result.into.length ? quantile(result.into, 0.95) : 0, frameP95: result.intervals.length ? quantile(result.intervals, 0.95) : 0, longest: result.longest, stepFrames: true });
   }
 }
+// Training: the default A/B run of each training figure in the browser (each run in its
+// own worker, as a reader gets it), against the same code natively
+// (`cargo run --release --example train_speed`, which `make bench` runs first).
+if ('train-depth train-scale'.includes(ONLY)) {
+  console.log('\n## Training in the browser (the default runs, two workers)\n');
+  console.log('| figure | steps | A/B run, s | steps/s per run (slower of the two) |\n|---|---:|---:|---:|');
+  for (const id of ['train-depth', 'train-scale']) {
+    const times = [];
+    let rate = 0;
+    let steps = 0;
+    for (let run = 0; run < 3; run++) {
+      const ctx = await env.browser.newContext({ viewport: { width: 1280, height: 900 } });
+      const pg = await ctx.newPage();
+      await pg.goto(`${env.site.url}?embed=${id}`);
+      await pg.waitForSelector(`[data-figure="${id}"][data-train="running"] [data-readout="step"]`);
+      const t0 = Date.now();
+      await pg.waitForSelector(`[data-figure="${id}"][data-train="done"]`, { timeout: 300000 });
+      times.push((Date.now() - t0) / 1000);
+      rate = Number(await pg.getAttribute(`[data-figure="${id}"] [data-readout="steps-per-second"]`, 'data-value'));
+      steps = Number(await pg.getAttribute(`[data-figure="${id}"] [data-readout="step"]`, 'data-value'));
+      await ctx.close();
+    }
+    times.sort((a, b) => a - b);
+    console.log(`| ${id} | ${steps} | ${times[1].toFixed(1)} (median of 3; ${times[0].toFixed(1)}–${times[2].toFixed(1)}) | ${rate.toFixed(0)} |`);
+  }
+}
 // The budgets (docs/performance.md), judged from this run's own numbers: p95 within one
 // 120 Hz frame, 8.3 ms, at defaults (every row but the heaviest settings), no main-thread
 // task over 50 ms, first load under 250 KB.

@@ -127,6 +127,21 @@ pub fn latest(run: TrainRun, read: fn(&Point) -> f64) -> Signal<f64> {
     Signal::derive(move || run.points.with(|p| p.last().map_or(f64::NAN, read)))
 }
 
+/// The bottom block's gradient norm over the top block's at a run's last point (NaN
+/// before the first, or for a stack of one block: 1).
+pub fn bottom_over_top(run: TrainRun) -> Signal<f64> {
+    Signal::derive(move || {
+        run.points.with(|p| {
+            p.last().map_or(f64::NAN, |p| {
+                match (p.layer_grads.first(), p.layer_grads.last()) {
+                    (Some(b), Some(t)) if *t > 0.0 => b / t,
+                    _ => f64::NAN,
+                }
+            })
+        })
+    })
+}
+
 /// Curves of runs A and B against step (B dashed), with a labelled level (what a model
 /// without attention reaches, say) and the y axis given.
 pub fn curves(
@@ -259,7 +274,7 @@ pub fn learned_code(acc_a: f64, acc_b: f64) -> f64 {
 /// [`learned_code`] in words.
 pub fn learned_text(code: f64) -> String {
     if !code.is_finite() {
-        return "—".into();
+        return "…".into();
     }
     match code as u8 {
         1 => "A only".into(),
@@ -269,12 +284,21 @@ pub fn learned_text(code: f64) -> String {
     }
 }
 
-/// Accuracy as a percentage with at most one decimal ("—" before the first point).
+/// Accuracy as a percentage, three significant digits ("…" before the first point).
 pub fn percent(x: f64) -> String {
     if x.is_finite() {
         format!("{} %", format_number(x * 100.0, 3))
     } else {
-        "—".into()
+        "…".into()
+    }
+}
+
+/// A number to three significant digits ("…" before the first point).
+pub fn three_or_pending(x: f64) -> String {
+    if x.is_finite() {
+        format_number(x, 3)
+    } else {
+        "…".into()
     }
 }
 

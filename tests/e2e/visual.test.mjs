@@ -62,6 +62,8 @@ test('every figure matches its committed baseline screenshot', async (t) => {
   mkdirSync('target/visual-diff', { recursive: true });
   for (const s of STATES) {
     await p.goto(s.query);
+    // A training figure is compared when both its runs are done (the same run every time).
+    if (await p.page.$('[data-train]')) await p.page.waitForSelector('[data-train="done"]', { timeout: 120000 });
     await p.page.evaluate(() => document.fonts.ready);
     const shot = await p.page.locator('[data-figure]').first().screenshot({ animations: 'disabled', caret: 'hide' });
     const file = `${DIR}/${s.name}.png`;

@@ -13,8 +13,8 @@ use crate::state::{Params, UrlState};
 use crate::widgets::format::{format_number, whole};
 use crate::widgets::training::{use_training_run, TrainRun, TrainState};
 use crate::widgets::training_view::{
-    curves, latest, learned_code, learned_text, log_axis, percent, runs_csv, train_attribute,
-    TrainBar,
+    curves, latest, learned_code, learned_text, log_axis, percent, runs_csv, three_or_pending,
+    train_attribute, TrainBar,
 };
 use crate::widgets::{Axis, Chart, Figure, Readout, Scale, SeedField, Select, Slider};
 
@@ -47,7 +47,7 @@ fn run_sentence(name: &str, run: TrainRun) -> String {
     let state = run.state.get();
     run.points.with(|points| {
         let (Some(first), Some(p)) = (points.first(), points.last()) else {
-            return format!("{name} has not trained yet.");
+            return format!("{name}: its untrained state is being measured…");
         };
         let diverged = match state {
             TrainState::Diverged(s) => format!(" It diverged at step {s} and stopped there."),
@@ -206,7 +206,7 @@ pub fn TrainScaleFigure(
             <SeedField key="tsseed" label="Seed" instance="-train" value=seed on_change=set_seed />
         }
     };
-    let three = |v: f64| format_number(v, 3);
+    let three = three_or_pending;
     view! {
         <Figure id="train-scale" on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
             train=train_attribute(a, b, paused)
@@ -215,7 +215,7 @@ pub fn TrainScaleFigure(
             <Chart name="train-scale-loss" spec=loss_spec summary=summary aspect=0.4 />
             <Chart name="train-scale-entropy" spec=entropy_spec summary=summary aspect=0.32 />
             <Chart name="train-scale-grad" spec=grad_spec summary=summary aspect=0.32 />
-            <p class="control-note">"Each run trains in a Web Worker of its own; it starts when the figure first comes near the screen and trains to its end even when scrolled away."</p>
+            <p class="control-note">"Each run trains in a Web Worker of its own: its untrained state is measured when the figure comes near the screen, training starts once the figure stays there, and goes on to the end even when scrolled away."</p>
             <div class="readouts" aria-busy=move || (a.measuring() || b.measuring()).to_string()>
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=three />

@@ -96,7 +96,7 @@ pub fn StabilitySection() -> impl IntoView {
             <h3 class="subhead">"Does it train? Two stacks, trained live"</h3>
             <p>
                 "Everything above is one forward and one backward pass at initialisation. The figure below trains: two stacks of these same blocks, from the same weights, on the same batches, each with its own wiring, on a task that needs attention (reverse a sequence of symbols: without looking back, the best a model can do is guess). "
-                "The heatmaps show each block's gradient through the whole run, so “layer 0 goes dark” is seen over training, not only at step 0."
+                "The heatmaps show each block's gradient through the whole run, so whether layer 0 goes dark is seen over training, not only at step 0; the caption says what each run did."
             </p>
             <TrainDepthFigure state=model.state />
         </section>

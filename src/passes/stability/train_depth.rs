@@ -12,8 +12,8 @@ use crate::state::{Params, UrlState};
 use crate::widgets::format::{format_number, whole};
 use crate::widgets::training::{use_training_run, TrainRun, TrainState};
 use crate::widgets::training_view::{
-    curves, latest, layer_grid, learned_code, learned_text, log_axis, percent, runs_csv,
-    train_attribute, TrainBar, LAYER_SCALE, LEARNED,
+    bottom_over_top, curves, latest, layer_grid, learned_code, learned_text, log_axis, percent,
+    runs_csv, three_or_pending, train_attribute, TrainBar, LAYER_SCALE, LEARNED,
 };
 use crate::widgets::{
     Axis, Chart, Figure, Heatmap, Readout, Scale, SeedField, Select, Slider, Toggle,
@@ -60,7 +60,7 @@ fn run_sentence(name: &str, c: &RunConfig, run: TrainRun) -> String {
     let state = run.state.get();
     run.points.with(|points| {
         let Some(p) = points.last() else {
-            return format!("{name} ({}) has not trained yet.", run_label(c));
+            return format!("{name} ({}): its untrained state is being measured…", run_label(c));
         };
         let top = p.layer_grads.last().copied().unwrap_or(f64::NAN);
         let bottom = p.layer_grads.first().copied().unwrap_or(f64::NAN);
@@ -272,15 +272,17 @@ pub fn TrainDepthFigure(
             <div class="strip">
                 <Heatmap name="train-depth-grads-b" grid=grid_b scale=LAYER_SCALE describe=describe(b) summary=Signal::derive(move || format!("Run B's gradient norm by block and step, {} steps.", b.step.get())) max_width=1200.0 height=72.0 />
             </div>
-            <p class="control-note">"Colour: log₁₀ ‖∂L/∂θ‖ from 10⁻⁸ (dark) to 10 (bright). Each run trains in a Web Worker of its own; it starts when the figure first comes near the screen and trains to its end even when scrolled away."</p>
+            <p class="control-note">"Colour: log₁₀ ‖∂L/∂θ‖ from 10⁻⁸ (dark) to 10 (bright). Each run trains in a Web Worker of its own: its untrained state is measured when the figure comes near the screen, training starts once the figure stays there, and goes on to the end even when scrolled away."</p>
             <div class="readouts" aria-busy=move || (a.measuring() || b.measuring()).to_string()>
                 <Readout name="step" label="Step" value=step format=whole />
-                <Readout name="loss-a" label="A: loss" value=loss_a format=|v| format_number(v, 3) />
-                <Readout name="loss-b" label="B: loss" value=loss_b format=|v| format_number(v, 3) />
+                <Readout name="loss-a" label="A: loss" value=loss_a format=three_or_pending />
+                <Readout name="loss-b" label="B: loss" value=loss_b format=three_or_pending />
                 <Readout name="acc-a" label="A: accuracy" value=acc_a format=percent />
                 <Readout name="acc-b" label="B: accuracy" value=acc_b format=percent />
+                <Readout name="grad-ratio-a" label="A: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(a) format=three_or_pending />
+                <Readout name="grad-ratio-b" label="B: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(b) format=three_or_pending />
                 <Readout name="learned" label="Learned" value=learned format=learned_text />
-                <Readout name="steps-per-second" label="Steps/s" value=rate format=|v| format_number(v, 3) />
+                <Readout name="steps-per-second" label="Steps/s" value=rate format=three_or_pending />
             </div>
             {show_controls.then(|| view! { <LazySteps id="train-depth" asks=&TRAIN_ASKS /> })}
         </Figure>
