@@ -21,6 +21,25 @@ async fn tick() {
     let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
 }
 
+/// The page's occasional parts as the page binary hands them over (there from a module
+/// of their own; here linked in): the embed form and the notices.
+fn register_chrome() {
+    use handwave::widgets::chrome::{register_chrome_loader, Chrome};
+    register_chrome_loader(|| {
+        Box::pin(async {
+            Some(Chrome {
+                embed_form: |id, title, root, base, query| {
+                    view! { <handwave::widgets::share::EmbedForm id=id title=title root=root base=base query=query /> }
+                        .into_any()
+                },
+                notices: |notices| {
+                    view! { <handwave::app::notices::Notices notices=notices /> }.into_any()
+                },
+            })
+        })
+    });
+}
+
 /// A fresh container in the document body.
 fn container() -> HtmlElement {
     let el = document()
@@ -192,6 +211,7 @@ async fn heatmap_draws_crisply_and_reads_cells_by_keyboard() {
 
 #[wasm_bindgen_test]
 async fn figure_has_its_id_title_caption_summary_and_actions() {
+    register_chrome();
     let root = container();
     let (caption, set_caption) = signal("first caption".to_string());
     let _handle = leptos::mount::mount_to(root.clone(), move || {
@@ -228,6 +248,8 @@ async fn figure_has_its_id_title_caption_summary_and_actions() {
         "the title comes from the registry of passes"
     );
     query(&fig, "[data-action=\"copy-embed\"]").click();
+    // The embed form's code is fetched on this first press (here: linked in).
+    tick().await;
     tick().await;
     let share: HtmlInputElement = query(&fig, "[data-share=\"embed\"]").dyn_into().unwrap();
     assert!(
