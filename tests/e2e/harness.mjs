@@ -140,8 +140,11 @@ export async function download(page, selector) {
   return { name: file.suggestedFilename(), bytes: Buffer.concat(await (await file.createReadStream()).toArray()) };
 }
 
+/** Every readout of the page that shows a state (name → `data-value`). A training
+ * figure's readouts are left out: they move on by themselves while it trains
+ * (training.test.mjs reads them figure by figure). */
 export async function readouts(page) {
-  return page.$$eval('[data-readout]', (els) => Object.fromEntries(els.map((e) => [e.dataset.readout, e.dataset.value])));
+  return page.$$eval('[data-readout]', (els) => Object.fromEntries(els.filter((e) => !e.closest('[data-train]')).map((e) => [e.dataset.readout, e.dataset.value])));
 }
 
 export async function canvasPixels(page, selector) {

@@ -94,6 +94,8 @@ test('the embed code form: ticking controls off updates the code, and the starti
   const p = await openPage(env);
   await p.goto('?alpha=2');
   await p.page.click('[data-figure="jacobian"] [data-action="copy-embed"]');
+  // The form's code arrives with the first press (a module of its own).
+  await p.page.waitForSelector('[data-figure="jacobian"] [data-embed-control]');
   const code = () => p.page.inputValue('[data-figure="jacobian"] [data-share="embed"]');
   const boxes = await p.page.$$eval('[data-figure="jacobian"] [data-embed-control]', (bs) => bs.map((b) => [b.dataset.embedControl, b.checked]));
   assert.deepEqual(boxes, [['n', true], ['dk', true], ['div', true], ['alpha', true], ['seed', true]]);

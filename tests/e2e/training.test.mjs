@@ -180,3 +180,31 @@ test('bad values in the address are clamped, with a notice, and the figure still
   assert.deepEqual(p.errors, []);
   await p.close();
 });
+
+for (const [id, expected] of [['train-depth', 'b'], ['train-scale', 'a']]) {
+  test(`${id}: predict which run learns, then the revealed answer is what the trained runs decide`, async () => {
+    const p = await openPage(env);
+    const { page } = p;
+    const root = fig(id);
+    await p.goto(`#${id}`);
+    await page.locator(`${root} .steps`).first().evaluate((e) => e.scrollIntoView({ block: 'center' }));
+    await page.waitForSelector(`${root} [data-steps] [data-action="step-next"]`, { timeout: 30000 });
+    await page.click(`${root} [data-action="step-next"]`);
+    await page.waitForSelector(`${root} fieldset[data-predict] [data-option]`);
+    await page.check(`${root} [data-option="${expected}"]`);
+    await page.click(`${root} [data-action="predict-commit"]`);
+    // The strip says its sentence once both runs are done (`data-train`).
+    await page.waitForSelector(`${root}[data-step-at="1"]`, { timeout: TRAIN_TIMEOUT });
+    assert.equal(await page.getAttribute(root, 'data-train'), 'done');
+    const r = await figureReadouts(page, id);
+    const decided = ['neither', 'a', 'b', 'both'][r.learned];
+    assert.equal(await page.getAttribute(`${root} [data-predict][data-revealed]`, 'data-revealed'), decided);
+    assert.equal(decided, expected, `the default runs: A ${r['acc-a']}, B ${r['acc-b']}`);
+    assert.equal(await page.getAttribute(`${root} [data-predict][data-revealed]`, 'data-reader'), expected);
+    const said = await page.textContent(`${root} [data-steps-said]`);
+    assert.match(said, /\d+(\.\d+)? %/, said);
+    assert.ok(!said.includes('{') && !said.includes('…'), said);
+    assert.deepEqual(p.errors, []);
+    await p.close();
+  });
+}
