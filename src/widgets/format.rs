@@ -172,6 +172,11 @@ pub fn two_digits(x: f64) -> String {
     format_number(x, 2)
 }
 
+/// Three significant digits, or "…" while the value is being computed (NaN).
+pub fn pending_three_digits(x: f64) -> String {
+    pending_or(x, 3)
+}
+
 /// Four significant digits, or "…" while the value is being computed (NaN).
 pub fn pending_four_digits(x: f64) -> String {
     pending_or(x, 4)

@@ -22,8 +22,7 @@ use crate::math::jobs::READY;
 use crate::math::train::wire::{decode_answer, encode_config, encode_request};
 use crate::math::train::{Point, RunConfig, RunStatus};
 
-/// The worker's script, next to the page (relative, so any sub-path works).
-const WORKER_URL: &str = "./handwave-worker_loader.js";
+use super::worker::WORKER_URL;
 
 /// How long a figure stays near the screen before its runs start.
 pub const DWELL: std::time::Duration = std::time::Duration::from_millis(400);

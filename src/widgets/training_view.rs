@@ -6,7 +6,7 @@ use leptos::prelude::*;
 
 use super::chart::{Axis, ChartSpec, Mark, Tone};
 use super::colormap::{ColorMap, ColorScale};
-use super::format::format_number;
+use super::format::{format_number, pending_or};
 use super::heatmap::Grid;
 use super::training::{TrainRun, TrainState};
 use crate::math::train::Point;
@@ -18,27 +18,85 @@ pub const LAYER_SCALE: ColorScale = ColorScale {
     max: 1.0,
 };
 
+/// What a training figure reads off its two runs, derived once for its readouts, bar and
+/// caption.
+#[derive(Clone, Copy)]
+pub struct RunPair {
+    pub a: TrainRun,
+    pub b: TrainRun,
+    /// Updates made by both (the slower run's).
+    pub step: Signal<f64>,
+    /// Steps per second of the slower run (of the one measured, before both are).
+    pub rate: Signal<f64>,
+    /// Either run still waiting to start or training.
+    pub training: Signal<bool>,
+    pub acc_a: Signal<f64>,
+    pub acc_b: Signal<f64>,
+    /// [`learned_code`] of the two accuracies.
+    pub learned: Signal<f64>,
+}
+
+impl RunPair {
+    pub fn new(a: TrainRun, b: TrainRun) -> Self {
+        let (acc_a, acc_b) = (latest(a, |p| p.accuracy), latest(b, |p| p.accuracy));
+        Self {
+            a,
+            b,
+            step: Signal::derive(move || a.step.get().min(b.step.get()) as f64),
+            rate: Signal::derive(move || {
+                let (ra, rb) = (a.rate.get(), b.rate.get());
+                if ra > 0.0 && rb > 0.0 {
+                    ra.min(rb)
+                } else {
+                    ra.max(rb)
+                }
+            }),
+            training: Signal::derive(move || {
+                [a, b]
+                    .iter()
+                    .any(|r| matches!(r.state.get(), TrainState::Running | TrainState::Waiting))
+            }),
+            acc_a,
+            acc_b,
+            learned: Signal::derive(move || learned_code(acc_a.get(), acc_b.get())),
+        }
+    }
+
+    /// Step 0 of either run still on its way (what `aria-busy` says: a moment; a run
+    /// lasts seconds and is told by `data-train` and the bar).
+    pub fn measuring(&self) -> bool {
+        self.a.measuring() || self.b.measuring()
+    }
+
+    /// `data-train`: running while either trains, paused when paused, done when both are
+    /// over.
+    pub fn attribute(self, paused: RwSignal<bool>) -> Signal<&'static str> {
+        let (a, b) = (self.a, self.b);
+        Signal::derive(move || {
+            let (sa, sb) = (a.state.get().attribute(), b.state.get().attribute());
+            if sa == "done" && sb == "done" {
+                "done"
+            } else if paused.get() {
+                "paused"
+            } else {
+                "running"
+            }
+        })
+    }
+}
+
 /// The bar above a training figure's plots: a progress bar with steps per second and
 /// the time left, and the pause and restart buttons.
 #[component]
 pub fn TrainBar(
-    a: TrainRun,
-    b: TrainRun,
+    runs: RunPair,
     /// Steps of the whole run.
     #[prop(into)]
     steps: Signal<usize>,
     paused: RwSignal<bool>,
     restart: RwSignal<u32>,
 ) -> impl IntoView {
-    let step = Signal::derive(move || a.step.get().min(b.step.get()));
-    let rate = Signal::derive(move || {
-        let (ra, rb) = (a.rate.get(), b.rate.get());
-        if ra > 0.0 && rb > 0.0 {
-            ra.min(rb)
-        } else {
-            ra.max(rb)
-        }
-    });
+    let (a, b, step, rate) = (runs.a, runs.b, runs.step, runs.rate);
     let over = move |s: TrainState| {
         matches!(
             s,
@@ -59,7 +117,7 @@ pub fn TrainBar(
         let left = if r > 0.0 {
             format!(
                 " · {} s left",
-                format_number((total.saturating_sub(step.get())) as f64 / r, 2)
+                format_number((total as f64 - step.get()).max(0.0) / r, 2)
             )
         } else {
             String::new()
@@ -105,21 +163,6 @@ pub fn TrainBar(
                 on:click=move |_| { paused.set(false); restart.update(|r| *r += 1); }>"Restart"</button>
         </div>
     }
-}
-
-/// `data-train` of a figure training two runs: running while either trains, paused when
-/// paused, done when both are over.
-pub fn train_attribute(a: TrainRun, b: TrainRun, paused: RwSignal<bool>) -> Signal<&'static str> {
-    Signal::derive(move || {
-        let (sa, sb) = (a.state.get().attribute(), b.state.get().attribute());
-        if sa == "done" && sb == "done" {
-            "done"
-        } else if paused.get() {
-            "paused"
-        } else {
-            "running"
-        }
-    })
 }
 
 /// The last point's value of `read`, NaN before the first point.
@@ -289,16 +332,7 @@ pub fn percent(x: f64) -> String {
     if x.is_finite() {
         format!("{} %", format_number(x * 100.0, 3))
     } else {
-        "…".into()
-    }
-}
-
-/// A number to three significant digits ("…" before the first point).
-pub fn three_or_pending(x: f64) -> String {
-    if x.is_finite() {
-        format_number(x, 3)
-    } else {
-        "…".into()
+        pending_or(x, 3)
     }
 }
 

@@ -14,7 +14,7 @@ use wasm_bindgen::JsCast;
 use crate::math::jobs::{respond, Job, JobCache, READY};
 
 /// The worker's script, next to the page (relative, so any sub-path works).
-const WORKER_URL: &str = "./handwave-worker_loader.js";
+pub(crate) const WORKER_URL: &str = "./handwave-worker_loader.js";
 
 type Done = Box<dyn FnOnce(Vec<f64>)>;
 

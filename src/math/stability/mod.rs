@@ -45,7 +45,7 @@ pub mod tape;
 pub mod weights;
 
 #[cfg(test)]
-mod test_support;
+pub(crate) mod test_support;
 
 pub use attention::{attention_backward_into, attention_forward, AttentionCache};
 pub use benchmark::{benchmark_shape, draw_benchmark_weights, run_benchmark_stacks};

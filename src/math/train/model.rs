@@ -8,8 +8,9 @@ use nalgebra::DMatrix;
 use super::task::{Example, TaskShape};
 use crate::math::products::{transpose_times, zeros};
 use crate::math::rng::gaussian_matrix;
+use crate::math::softmax::{entropy_nats, softmax};
 use crate::math::stability::{
-    block_backward_into, block_forward, layer_norm_backward, layer_norm_forward,
+    block_backward_into, block_forward, layer_norm_backward, layer_norm_forward, norm_of_parts,
     unit_block_weights, BlockCache, BlockParams, Branch, GradSink, LayerNormParams, NormPlacement,
     Param, Wiring,
 };
@@ -164,14 +165,9 @@ impl Block {
         ]
     }
 
-    /// ‖θ‖ over every parameter of the block (of its gradient, for a gradient).
+    /// ‖θ‖ over every parameter of the block (of its gradient, for a gradient), overflow-safe.
     pub fn norm(&self) -> f64 {
-        self.slices()
-            .iter()
-            .flat_map(|(s, _)| s.iter())
-            .map(|v| v * v)
-            .sum::<f64>()
-            .sqrt()
+        norm_of_parts(&self.slices().map(|(s, _)| s))
     }
 }
 
@@ -301,12 +297,8 @@ impl Params {
 
     /// ‖∂L/∂W_Q‖ over every block, √(Σ_l ‖W_Q,l‖²) (of a gradient, for a gradient).
     pub fn query_norm(&self) -> f64 {
-        self.blocks
-            .iter()
-            .flat_map(|b| b.wq.iter())
-            .map(|v| v * v)
-            .sum::<f64>()
-            .sqrt()
+        let parts: Vec<&[f64]> = self.blocks.iter().map(|b| b.wq.as_slice()).collect();
+        norm_of_parts(&parts)
     }
 }
 
@@ -361,15 +353,9 @@ fn forward(params: &Params, shape: &ModelShape, tokens: &[usize]) -> Forward {
     }
 }
 
-/// Softmax of one row of logits, max-shifted.
+/// Softmax of one row of logits (Pass 1's softmax, total for any input).
 fn row_softmax(logits: &DMatrix<f64>, i: usize) -> Vec<f64> {
-    let v = logits.ncols();
-    let top = (0..v)
-        .map(|j| logits[(i, j)])
-        .fold(f64::NEG_INFINITY, f64::max);
-    let e: Vec<f64> = (0..v).map(|j| (logits[(i, j)] - top).exp()).collect();
-    let total: f64 = e.iter().sum();
-    e.into_iter().map(|x| x / total).collect()
+    softmax(&logits.row(i).iter().copied().collect::<Vec<_>>())
 }
 
 fn argmax_row(logits: &DMatrix<f64>, i: usize) -> usize {
@@ -388,7 +374,7 @@ fn mean_row_entropy(caches: &[BlockCache]) -> (f64, usize) {
         for p in cache.attention_probabilities() {
             for i in 1..p.nrows() {
                 let row: Vec<f64> = (0..=i).map(|j| p[(i, j)]).collect();
-                total += crate::math::softmax::entropy_nats(&row);
+                total += entropy_nats(&row);
                 rows += 1;
             }
         }
@@ -492,7 +478,7 @@ fn backward(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::math::stability::NormPlacement;
+    use crate::math::stability::test_support::all_wirings;
     use crate::math::train::task::Task;
 
     const TASK: TaskShape = TaskShape {
@@ -509,16 +495,6 @@ mod tests {
         }
     }
 
-    fn every_wiring() -> Vec<Wiring> {
-        let mut out = Vec::new();
-        for residual in [false, true] {
-            for norm in [NormPlacement::None, NormPlacement::Post, NormPlacement::Pre] {
-                out.push(Wiring { residual, norm });
-            }
-        }
-        out
-    }
-
     /// Parameters moved off their initial values (γ ≠ 1, β ≠ 0), so that every
     /// gradient, the norms' included, is exercised away from a special point.
     fn perturbed(shape: &ModelShape, seed: u64) -> Params {
@@ -533,10 +509,10 @@ mod tests {
     }
 
     #[test]
-    fn every_parameter_gradient_matches_finite_differences_in_every_wiring() {
+    fn every_parameter_gradient_matches_finite_differences_in_all_wirings() {
         let batch = TASK.examples(4, &[1], 2);
         for scaled in [true, false] {
-            for wiring in every_wiring() {
+            for wiring in all_wirings() {
                 let shape = shape(wiring, scaled);
                 let params = perturbed(&shape, 11);
                 let mut grads = params.zeros_like();
@@ -579,7 +555,7 @@ mod tests {
         // at unit size; a residual stack without a norm grows them (x + F(x) adds
         // variance at every sub-layer), within 15 % at this depth of 2.
         let batch = TASK.examples(2, &[1], 64);
-        for wiring in every_wiring() {
+        for wiring in all_wirings() {
             let shape = shape(wiring, true);
             let stats = evaluate(&Params::init(&shape, 3), &shape, &batch);
             let tolerance = if wiring == Wiring::RESIDUAL_ONLY {

@@ -152,6 +152,8 @@ mod tests {
         for e in RECALL.examples(5, &[2], 50) {
             assert_eq!(e.tokens.len(), RECALL.seq_len());
             let query = e.tokens[8];
+            // Test only: the query is one of the example's keys by construction; a miss is
+            // the failure this test reports.
             let at = (0..4)
                 .find(|&i| e.tokens[2 * i] == query)
                 .expect("the key was given");

@@ -273,6 +273,7 @@ mod tests {
             0.0,
             -3.0,
         ];
+        // Test only: 17 numbers always decode (each field is clamped); too few do not.
         let c = decode_config(&wild).expect("decodes");
         assert!(c.d_model % c.heads == 0 && c.depth <= MAX_TRAIN_DEPTH && c.batch >= 1);
         assert!(c.steps <= MAX_TRAIN_STEPS && c.warmup <= c.steps && c.every >= 1);
@@ -286,11 +287,13 @@ mod tests {
         let mut points = Vec::new();
         for until in [2, 5, 9] {
             let answer = respond(&encode_request(1, &small(), points.len(), until), &mut run);
+            // Test only: the worker's own answer to a valid request always decodes.
             let chunk = decode_answer(&answer[2..]).expect("an answer");
             points.extend(chunk.points);
         }
         assert_eq!(points, whole.points);
         // Asked again from the start, a worker that has moved on trains it again: the same.
+        // (Test only: as above, the worker's own answers decode.)
         let again = respond(&encode_request(2, &small(), 0, 9), &mut run);
         assert_eq!(
             decode_answer(&again[2..]).expect("an answer").points,

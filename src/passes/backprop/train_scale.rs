@@ -10,11 +10,10 @@ use crate::math::train::{Optimizer, Point, RunConfig, TaskShape};
 use crate::passes::lazy::LazySteps;
 use crate::state::choices::{OPTIMIZERS, TASKS};
 use crate::state::{Params, UrlState};
-use crate::widgets::format::{format_number, whole};
+use crate::widgets::format::{format_number, pending_three_digits, whole};
 use crate::widgets::training::{use_training_run, TrainRun, TrainState};
 use crate::widgets::training_view::{
-    curves, latest, learned_code, learned_text, log_axis, percent, runs_csv, three_or_pending,
-    train_attribute, TrainBar,
+    curves, latest, learned_text, log_axis, percent, runs_csv, RunPair, TrainBar,
 };
 use crate::widgets::{Axis, Chart, Figure, Readout, Scale, SeedField, Select, Slider};
 
@@ -132,16 +131,9 @@ pub fn TrainScaleFigure(
         |s| log_axis("‖∂L/∂W_Q‖", s, |p| p.grad_wq),
         |_| None,
     );
-    let (acc_a, acc_b) = (latest(a, |p| p.accuracy), latest(b, |p| p.accuracy));
-    let learned = Signal::derive(move || learned_code(acc_a.get(), acc_b.get()));
-    let step = Signal::derive(move || a.step.get().min(b.step.get()) as f64);
-    let rate = Signal::derive(move || a.rate.get().min(b.rate.get()));
-    // `aria-busy` only until step 0 is measured: a run lasts seconds, and is told by
-    // `data-train` and the bar.
-    let busy = Signal::derive(move || {
-        matches!(a.state.get(), TrainState::Running | TrainState::Waiting)
-            || matches!(b.state.get(), TrainState::Running | TrainState::Waiting)
-    });
+    let runs = RunPair::new(a, b);
+    let (acc_a, acc_b, learned, step, rate) =
+        (runs.acc_a, runs.acc_b, runs.learned, runs.step, runs.rate);
     let caption = Signal::derive(move || {
         let c = config_a.get();
         format!(
@@ -165,7 +157,7 @@ pub fn TrainScaleFigure(
         )
     });
     let verdict = Signal::derive(move || {
-        if busy.get() {
+        if runs.training.get() {
             return String::new();
         }
         match learned.get() as u8 {
@@ -206,17 +198,17 @@ pub fn TrainScaleFigure(
             <SeedField key="tsseed" label="Seed" instance="-train" value=seed on_change=set_seed />
         }
     };
-    let three = three_or_pending;
+    let three = pending_three_digits;
     view! {
         <Figure id="train-scale" on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
-            train=train_attribute(a, b, paused)
+            train=runs.attribute(paused)
             controls=controls more=more more_keys=&["tsopt", "tslr", "tssteps", "tstask", "tsseed"] show_controls=show_controls>
-            <TrainBar a=a b=b steps=steps paused=paused restart=restart />
+            <TrainBar runs=runs steps=steps paused=paused restart=restart />
             <Chart name="train-scale-loss" spec=loss_spec summary=summary aspect=0.4 />
             <Chart name="train-scale-entropy" spec=entropy_spec summary=summary aspect=0.32 />
             <Chart name="train-scale-grad" spec=grad_spec summary=summary aspect=0.32 />
             <p class="control-note">"Each run trains in a Web Worker of its own: its untrained state is measured when the figure comes near the screen, training starts once the figure stays there, and goes on to the end even when scrolled away."</p>
-            <div class="readouts" aria-busy=move || (a.measuring() || b.measuring()).to_string()>
+            <div class="readouts" aria-busy=move || runs.measuring().to_string()>
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=three />
                 <Readout name="loss-b" label="B: loss" value=latest(b, |p| p.loss) format=three />

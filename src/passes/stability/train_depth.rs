@@ -9,11 +9,11 @@ use crate::math::train::{Optimizer, Point, RunConfig, TaskShape};
 use crate::passes::lazy::LazySteps;
 use crate::state::choices::{OPTIMIZERS, TASKS, WIRINGS};
 use crate::state::{Params, UrlState};
-use crate::widgets::format::{format_number, whole};
+use crate::widgets::format::{format_number, pending_three_digits, whole};
 use crate::widgets::training::{use_training_run, TrainRun, TrainState};
 use crate::widgets::training_view::{
-    bottom_over_top, curves, latest, layer_grid, learned_code, learned_text, log_axis, percent,
-    runs_csv, three_or_pending, train_attribute, TrainBar, LAYER_SCALE, LEARNED,
+    bottom_over_top, curves, latest, layer_grid, learned_text, log_axis, percent, runs_csv,
+    RunPair, TrainBar, LAYER_SCALE, LEARNED,
 };
 use crate::widgets::{
     Axis, Chart, Figure, Heatmap, Readout, Scale, SeedField, Select, Slider, Toggle,
@@ -146,17 +146,9 @@ pub fn TrainDepthFigure(
             )
         },
     );
-    let (acc_a, acc_b) = (latest(a, |p| p.accuracy), latest(b, |p| p.accuracy));
-    let (loss_a, loss_b) = (latest(a, |p| p.loss), latest(b, |p| p.loss));
-    let learned = Signal::derive(move || learned_code(acc_a.get(), acc_b.get()));
-    let step = Signal::derive(move || a.step.get().min(b.step.get()) as f64);
-    let rate = Signal::derive(move || a.rate.get().min(b.rate.get()));
-    // `aria-busy` only until step 0 is measured: a run lasts seconds, and is told by
-    // `data-train` and the bar.
-    let busy = Signal::derive(move || {
-        matches!(a.state.get(), TrainState::Running | TrainState::Waiting)
-            || matches!(b.state.get(), TrainState::Running | TrainState::Waiting)
-    });
+    let runs = RunPair::new(a, b);
+    let (acc_a, acc_b, learned, step, rate) =
+        (runs.acc_a, runs.acc_b, runs.learned, runs.step, runs.rate);
     let caption = Signal::derive(move || {
         let (ca, cb) = (config_a.get(), config_b.get());
         let t = ca.task;
@@ -184,7 +176,7 @@ pub fn TrainDepthFigure(
         )
     });
     let verdict = Signal::derive(move || {
-        if busy.get() {
+        if runs.training.get() {
             return String::new();
         }
         match learned.get() as u8 {
@@ -259,9 +251,9 @@ pub fn TrainDepthFigure(
     };
     view! {
         <Figure id="train-depth" on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
-            train=train_attribute(a, b, paused)
+            train=runs.attribute(paused)
             controls=controls more=more more_keys=&["twarma", "twarmb", "topt", "tlr", "tsteps", "ttask", "tseed"] show_controls=show_controls>
-            <TrainBar a=a b=b steps=steps paused=paused restart=restart />
+            <TrainBar runs=runs steps=steps paused=paused restart=restart />
             <Chart name="train-depth-loss" spec=loss_spec summary=summary aspect=0.42 />
             <Chart name="train-depth-accuracy" spec=acc_spec summary=summary aspect=0.32 />
             <p class="panel-label">{move || format!("{}: ‖∂L/∂θ‖ of each block (top block on top) through training", name_a.get())}</p>
@@ -273,16 +265,16 @@ pub fn TrainDepthFigure(
                 <Heatmap name="train-depth-grads-b" grid=grid_b scale=LAYER_SCALE describe=describe(b) summary=Signal::derive(move || format!("Run B's gradient norm by block and step, {} steps.", b.step.get())) max_width=1200.0 height=72.0 />
             </div>
             <p class="control-note">"Colour: log₁₀ ‖∂L/∂θ‖ from 10⁻⁸ (dark) to 10 (bright). Each run trains in a Web Worker of its own: its untrained state is measured when the figure comes near the screen, training starts once the figure stays there, and goes on to the end even when scrolled away."</p>
-            <div class="readouts" aria-busy=move || (a.measuring() || b.measuring()).to_string()>
+            <div class="readouts" aria-busy=move || runs.measuring().to_string()>
                 <Readout name="step" label="Step" value=step format=whole />
-                <Readout name="loss-a" label="A: loss" value=loss_a format=three_or_pending />
-                <Readout name="loss-b" label="B: loss" value=loss_b format=three_or_pending />
+                <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=pending_three_digits />
+                <Readout name="loss-b" label="B: loss" value=latest(b, |p| p.loss) format=pending_three_digits />
                 <Readout name="acc-a" label="A: accuracy" value=acc_a format=percent />
                 <Readout name="acc-b" label="B: accuracy" value=acc_b format=percent />
-                <Readout name="grad-ratio-a" label="A: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(a) format=three_or_pending />
-                <Readout name="grad-ratio-b" label="B: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(b) format=three_or_pending />
+                <Readout name="grad-ratio-a" label="A: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(a) format=pending_three_digits />
+                <Readout name="grad-ratio-b" label="B: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(b) format=pending_three_digits />
                 <Readout name="learned" label="Learned" value=learned format=learned_text />
-                <Readout name="steps-per-second" label="Steps/s" value=rate format=three_or_pending />
+                <Readout name="steps-per-second" label="Steps/s" value=rate format=pending_three_digits />
             </div>
             {show_controls.then(|| view! { <LazySteps id="train-depth" asks=&TRAIN_ASKS /> })}
         </Figure>
