@@ -10,10 +10,12 @@ use handwave::passes::lazy::{
     register_figure_loader, LazyPart, LazyPass, PassLoadError, PassLoaders,
 };
 use handwave::passes::{backprop, complexity, linear_algebra, stability};
+use handwave::state::registry::FigureId;
 use handwave::state::Notice;
 use handwave::widgets::chrome::Chrome;
 use handwave::widgets::share::EmbedForm;
 use handwave::widgets::steps::{Step, Steps};
+use handwave::widgets::FigureReadings;
 use leptos::prelude::*;
 use leptos::wasm_split::{wasm_split, SplitLoaderError};
 
@@ -33,8 +35,12 @@ pub fn loaders() -> PassLoaders {
         part: |part| {
             Box::pin(async move { part_view(part).await.map_err(|LoadFailed| PassLoadError) })
         },
-        steps: |id| {
-            Box::pin(async move { steps_view(id).await.map_err(|LoadFailed| PassLoadError) })
+        steps: |id, readings| {
+            Box::pin(async move {
+                steps_view(id, readings)
+                    .await
+                    .map_err(|LoadFailed| PassLoadError)
+            })
         },
         embed: |figure, show_controls, notices| {
             Box::pin(async move {
@@ -58,7 +64,7 @@ async fn section(pass: LazyPass) -> Result<AnyView, PassLoadError> {
 
 async fn pass_figure(
     pass: LazyPass,
-    id: &'static str,
+    id: FigureId,
     show_controls: bool,
 ) -> Result<AnyView, PassLoadError> {
     let figure = match pass {
@@ -86,7 +92,7 @@ fn backprop_derivation() -> Result<AnyView, LoadFailed> {
 }
 
 #[wasm_split(pass1rest, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn backprop_part_figure(id: &'static str, show_controls: bool) -> Result<AnyView, LoadFailed> {
+fn backprop_part_figure(id: FigureId, show_controls: bool) -> Result<AnyView, LoadFailed> {
     Ok(backprop::derivation::part_figure(id, show_controls))
 }
 
@@ -94,18 +100,18 @@ fn backprop_part_figure(id: &'static str, show_controls: bool) -> Result<AnyView
 /// page shows them under a figure, so they need not be in the first load.
 /// The tables live here too: only their asks are in the main module.
 #[wasm_split(steps, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn steps_view(id: &'static str) -> Result<AnyView, LoadFailed> {
+fn steps_view(id: FigureId, readings: FigureReadings) -> Result<AnyView, LoadFailed> {
     let steps: &'static [Step] = match id {
-        "jacobian" => &backprop::steps::STEPS,
-        "train-scale" => &backprop::steps::TRAIN_STEPS,
-        "memory-vs-context" => &complexity::steps::STEPS,
-        "score-rank" => &linear_algebra::steps::STEPS,
-        "finetune-memory" => &linear_algebra::steps::FINETUNE_STEPS,
-        "gradient-flow" => &stability::steps::STEPS,
-        "train-depth" => &stability::steps::TRAIN_STEPS,
+        FigureId::Jacobian => &backprop::steps::STEPS,
+        FigureId::TrainScale => &backprop::steps::TRAIN_STEPS,
+        FigureId::MemoryVsContext => &complexity::steps::STEPS,
+        FigureId::ScoreRank => &linear_algebra::steps::STEPS,
+        FigureId::FinetuneMemory => &linear_algebra::steps::FINETUNE_STEPS,
+        FigureId::GradientFlow => &stability::steps::STEPS,
+        FigureId::TrainDepth => &stability::steps::TRAIN_STEPS,
         _ => &[],
     };
-    Ok(view! { <Steps id=id steps=steps /> }.into_any())
+    Ok(view! { <Steps figure=id steps=steps readings=readings /> }.into_any())
 }
 
 /// The page's occasional parts: the embed form and the notices about a link's values.
@@ -128,7 +134,7 @@ pub fn chrome_loader() -> std::pin::Pin<Box<dyn std::future::Future<Output = Opt
 /// around it; only embeds fetch it.
 #[wasm_split(embed, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn embed_view(
-    figure: &'static str,
+    figure: FigureId,
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> Result<AnyView, LoadFailed> {
@@ -147,7 +153,7 @@ fn complexity_section() -> Result<AnyView, LoadFailed> {
 }
 
 #[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn complexity_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
+fn complexity_figure(id: FigureId, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
     Ok(complexity::figure(id, show_controls))
 }
 
@@ -157,10 +163,7 @@ fn linear_algebra_section() -> Result<AnyView, LoadFailed> {
 }
 
 #[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn linear_algebra_figure(
-    id: &'static str,
-    show_controls: bool,
-) -> Result<Option<AnyView>, LoadFailed> {
+fn linear_algebra_figure(id: FigureId, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
     Ok(linear_algebra::figure(id, show_controls))
 }
 
@@ -170,7 +173,7 @@ fn stability_section() -> Result<AnyView, LoadFailed> {
 }
 
 #[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn stability_figure(id: &'static str, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
+fn stability_figure(id: FigureId, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
     Ok(stability::figure(id, show_controls))
 }
 

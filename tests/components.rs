@@ -3,8 +3,10 @@
 #![cfg(target_arch = "wasm32")]
 
 use handwave::math::backprop::sample_raw_scores;
+use handwave::state::registry::FigureId;
 use handwave::widgets::{
-    ColorMap, ColorScale, Figure, Grid, Heatmap, Readout, Scale, Slider, Toggle,
+    use_figure_readings, ColorMap, ColorScale, Figure, FigureReadings, Grid, Heatmap, Readout,
+    ReadoutRow, Scale, Slider, Toggle,
 };
 use leptos::prelude::*;
 use wasm_bindgen::JsCast;
@@ -216,7 +218,7 @@ async fn figure_has_its_id_title_caption_summary_and_actions() {
     let (caption, set_caption) = signal("first caption".to_string());
     let _handle = leptos::mount::mount_to(root.clone(), move || {
         view! {
-            <Figure id="jacobian" caption=caption summary=Signal::derive(|| "summary".to_string())
+            <Figure id=FigureId::Jacobian caption=caption summary=Signal::derive(|| "summary".to_string())
                 csv=Callback::new(|_| "a,b\n1,2\n".to_string()) controls=|| view! { <span class="ctl">"controls"</span> }>
                 <p>"body"</p>
             </Figure>
@@ -331,7 +333,7 @@ async fn wait_for_value(root: &HtmlElement, selector: &str, ok: impl Fn(&str) ->
 async fn score_rank_figure_reads_out_rank_at_most_dk() {
     let root = container();
     let _handle = leptos::mount::mount_to(root.clone(), || {
-        handwave::passes::linear_algebra::figure("score-rank", true)
+        handwave::passes::linear_algebra::figure(FigureId::ScoreRank, true)
     });
     let rank_s = wait_for_value(&root, "[data-readout=rank-s]", |v| !v.is_empty()).await;
     assert_eq!(rank_s, "4", "default d_k = 4");
@@ -349,7 +351,7 @@ async fn score_rank_figure_reads_out_rank_at_most_dk() {
 async fn gradient_flow_figure_computes_the_stack_off_the_event() {
     let root = container();
     let _handle = leptos::mount::mount_to(root.clone(), || {
-        handwave::passes::stability::figure("gradient-flow", true)
+        handwave::passes::stability::figure(FigureId::GradientFlow, true)
     });
     // It computes only on screen.
     root.scroll_into_view();
@@ -565,4 +567,54 @@ fn numbers_parse_in_the_browser_to_the_bits_str_parse_gives() {
     }
     assert_eq!(parse_number("NaN"), None);
     assert_eq!(parse_number("0x10"), None);
+}
+
+/// Hands the readings of the figure it is mounted in to the test.
+#[component]
+fn ReadingsProbe(out: RwSignal<Option<FigureReadings>>) -> impl IntoView {
+    out.set(use_figure_readings());
+}
+
+#[wasm_bindgen_test]
+async fn a_figures_readings_are_its_readouts_busy_rows_and_step_as_signals() {
+    let root = container();
+    let value = RwSignal::new(2.5_f64);
+    let busy = RwSignal::new(true);
+    let shown = RwSignal::new(true);
+    let out = RwSignal::new(None::<FigureReadings>);
+    let _handle = leptos::mount::mount_to(root.clone(), move || {
+        view! {
+            <Figure id=FigureId::Jacobian caption=Signal::derive(String::new) summary=Signal::derive(String::new)
+                csv=Callback::new(|_| String::new()) controls=|| ()>
+                <ReadoutRow busy=busy>
+                    <Readout name="ratio" label="ratio" value=value format=|x: f64| format!("{x:.1}×") />
+                    <Show when=move || shown.get()>
+                        <Readout name="gone-later" label="later" value=Signal::derive(|| 1.0) />
+                    </Show>
+                </ReadoutRow>
+                <ReadingsProbe out=out />
+            </Figure>
+        }
+    });
+    tick().await;
+    let readings = out.get_untracked().expect("the probe is inside the figure");
+    let names = |r: FigureReadings| r.readouts().into_iter().map(|(n, _)| n).collect::<Vec<_>>();
+    assert_eq!(names(readings), ["ratio", "gone-later"]);
+    assert_eq!(readings.readouts()[0].1, ("2.5×".to_string(), 2.5));
+    assert!(!readings.settled(), "a busy row: not caught up");
+    busy.set(false);
+    value.set(4.0);
+    tick().await;
+    assert!(readings.settled());
+    assert_eq!(readings.readouts()[0].1, ("4.0×".to_string(), 4.0));
+    // A readout taken off the page leaves the readings with it.
+    shown.set(false);
+    tick().await;
+    assert_eq!(names(readings), ["ratio"]);
+    // The step reached shows on the figure's root.
+    let fig = query(&root, "[data-figure=\"jacobian\"]");
+    assert_eq!(fig.get_attribute("data-step-at"), None);
+    readings.step_at.set(2);
+    tick().await;
+    assert_eq!(fig.get_attribute("data-step-at").as_deref(), Some("2"));
 }

@@ -234,7 +234,7 @@ fn registry_and_pass_folders_name_the_same_passes() {
     );
 }
 
-/// Every `<Figure id="…"` in the sources of a pass folder: (folder, figure id).
+/// Every `<Figure id=FigureId::…` in the sources of a pass folder: (folder, figure name).
 fn figures_in_sources() -> Vec<(String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/passes");
     let mut out = Vec::new();
@@ -243,10 +243,13 @@ fn figures_in_sources() -> Vec<(String, String)> {
         rust_files(&root.join(&pass), &mut files);
         for file in files {
             let source = fs::read_to_string(&file).unwrap_or_default();
-            for (i, _) in source.match_indices("<Figure id=\"") {
-                let rest = &source[i + "<Figure id=\"".len()..];
-                let id: String = rest.chars().take_while(|c| *c != '"').collect();
-                out.push((pass.clone(), id));
+            for (i, _) in source.match_indices(FIGURE_TAG) {
+                let rest = &source[i + FIGURE_TAG.len()..];
+                let name: String = rest
+                    .chars()
+                    .take_while(char::is_ascii_alphanumeric)
+                    .collect();
+                out.push((pass.clone(), name));
             }
         }
     }
@@ -254,20 +257,55 @@ fn figures_in_sources() -> Vec<(String, String)> {
     out
 }
 
-#[test]
-fn every_registered_figure_is_drawn_by_its_pass_and_no_other_figure_exists() {
+const FIGURE_TAG: &str = "<Figure id=FigureId::";
+
+/// The registry's figures: (their pass's folder, figure name).
+fn registered_figures() -> Vec<(String, String)> {
     let mut registered: Vec<(String, String)> = handwave::state::registry::PASSES
         .iter()
         .flat_map(|p| {
             p.figures
                 .iter()
-                .map(move |f| (folder_of(p.id), f.id.to_string()))
+                .map(move |f| (folder_of(p.id), format!("{:?}", f.figure)))
         })
         .collect();
     registered.sort();
+    registered
+}
+
+#[test]
+fn every_registered_figure_is_drawn_by_its_pass_and_no_other_figure_exists() {
     assert_eq!(
         figures_in_sources(),
-        registered,
+        registered_figures(),
         "each figure of state/registry.rs has one <Figure id> in its pass's folder, and none is unregistered"
+    );
+}
+
+/// The body of a pass's `pub fn figure(` (its figures alone, for the embed view).
+fn embed_dispatch_of(folder: &str) -> String {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("src/passes")
+        .join(folder)
+        .join("mod.rs");
+    let source = fs::read_to_string(path).unwrap_or_default();
+    source
+        .split("pub fn figure(")
+        .nth(1)
+        .and_then(|rest| rest.split("\n}\n").next())
+        .unwrap_or("")
+        .to_string()
+}
+
+#[test]
+fn every_registered_figure_can_be_embedded_by_its_pass() {
+    let missing: Vec<String> = registered_figures()
+        .into_iter()
+        .filter(|(folder, name)| !embed_dispatch_of(folder).contains(&format!("FigureId::{name}")))
+        .map(|(folder, name)| format!("{folder}: {name}"))
+        .collect();
+    assert!(
+        missing.is_empty(),
+        "figures that their pass's figure() (the embed view) does not build: {missing:?}"
     );
 }

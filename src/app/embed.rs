@@ -2,6 +2,8 @@
 //! tells its parent page its height.
 
 use leptos::prelude::*;
+
+use crate::state::registry::FigureId;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
@@ -110,16 +112,16 @@ fn post_height_to_parent(figure: &'static str) {
 /// Figure `figure` alone, with the notices and a credit line.
 #[component]
 pub fn EmbedView(
-    figure: &'static str,
+    figure: FigureId,
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> impl IntoView {
-    post_height_to_parent(figure);
+    post_height_to_parent(figure.as_str());
     if let Some(root) = document().document_element() {
         let _ = root.class_list().add_1("is-embed");
     }
     view! {
-        <main class="embed" data-embed=figure>
+        <main class="embed" data-embed=figure.as_str()>
             <Notices notices=notices />
             {backprop::figure(figure, show_controls).or_else(|| {
                 LazyPass::of_figure(figure).map(|pass| {

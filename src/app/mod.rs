@@ -15,23 +15,25 @@ pub mod url_sync;
 
 use leptos::prelude::*;
 
-use crate::state::registry::{figure_info, pass, PASSES};
-use crate::state::{Params, UrlState};
+use crate::state::registry::{pass, FigureId};
+use crate::state::{Params, ShownControls, UrlState};
 use crate::widgets::location::{fragment_id, scroll_to_fragment};
 
 /// The figure `step=` applies to: the embedded one, or on the page the figure (or the
 /// main figure of the pass) the address's fragment names, else the first figure.
-fn figure_at_step(embed: Option<&'static str>) -> &'static str {
+fn figure_at_step(embed: Option<FigureId>) -> FigureId {
     if let Some(figure) = embed {
         return figure;
     }
     let named = fragment_id().unwrap_or_default();
     let named = named.as_str();
-    figure_info(named)
-        .map(|f| f.id)
-        .or_else(|| pass(named).and_then(|p| p.figures.first()).map(|f| f.id))
-        .or_else(|| PASSES.first().and_then(|p| p.figures.first()).map(|f| f.id))
-        .unwrap_or("jacobian")
+    FigureId::parse(named)
+        .or_else(|| {
+            pass(named)
+                .and_then(|p| p.figures.first())
+                .map(|f| f.figure)
+        })
+        .unwrap_or(FigureId::ALL[0])
 }
 
 /// The whole application: the page, or one figure in an embed.
@@ -39,7 +41,8 @@ fn figure_at_step(embed: Option<&'static str>) -> &'static str {
 pub fn App() -> impl IntoView {
     let search = window().location().search().unwrap_or_default();
     let (params, view, notices) = Params::from_query(&search);
-    let state = UrlState::new(params, &view);
+    let state = UrlState::new(params, view);
+    let view = state.view;
     state
         .step
         .set(view.step.map(|k| (figure_at_step(view.embed), k)));
@@ -50,7 +53,7 @@ pub fn App() -> impl IntoView {
     request_animation_frame(scroll_to_fragment);
     match view.embed {
         Some(figure) => {
-            let show_controls = !view.hide_controls;
+            let show_controls = view.controls != ShownControls::Hidden;
             view! {
                 <Suspense fallback=|| view! { <p class="pass-status" role="status">"Loading the figure…"</p> }>
                     {move || Suspend::new(send_wrapper::SendWrapper::new(async move {

@@ -6,31 +6,21 @@ use std::time::Duration;
 use leptos::prelude::*;
 use wasm_bindgen::JsValue;
 
-use crate::state::choices::THEMES;
-use crate::state::{Params, UrlState, ViewParamsRef};
+use crate::state::registry::FigureId;
+use crate::state::{Params, UrlState, View};
 
-/// Writes the current state to the address bar, replacing the history entry.
-fn write_url(params: &Params, view: &ViewParamsRef, step: Option<(&'static str, u32)>) {
-    let mut parts = Vec::new();
-    if let Some(id) = view.embed {
-        parts.push(format!("embed={id}"));
-        if view.hide_controls {
-            parts.push("hide=controls".to_string());
-        }
-    }
-    if let Some(keys) = view.controls {
-        parts.push(format!("controls={}", keys.join(",")));
-    }
-    if let Some((_, k)) = step {
-        parts.push(format!("step={k}"));
-    }
-    if let Some(theme) = view.theme {
-        parts.push(format!("theme={}", THEMES.id_of(theme)));
-    }
-    let query = params.to_query(None);
-    if !query.is_empty() {
-        parts.push(query);
-    }
+/// Writes the current state to the address bar, replacing the history entry: the view's
+/// keys (with the step reached, not the one the page was opened at), then every value
+/// that differs from its default.
+fn write_url(params: &Params, view: &View, step: Option<(FigureId, u32)>) {
+    let view = View {
+        step: step.map(|(_, k)| k),
+        ..view.clone()
+    };
+    let parts: Vec<String> = [view.to_query(), params.to_query(None)]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect();
     let loc = window().location();
     let search = if parts.is_empty() {
         String::new()
@@ -42,7 +32,7 @@ fn write_url(params: &Params, view: &ViewParamsRef, step: Option<(&'static str, 
     }
     // On the page, the figure at a step is the one the fragment names (`step=` applies to it).
     let hash = match (step, view.embed) {
-        (Some((figure, _)), None) => format!("#{figure}"),
+        (Some((figure, _)), None) => format!("#{}", figure.as_str()),
         _ => loc.hash().unwrap_or_default(),
     };
     let url = format!("{}{}{}", loc.pathname().unwrap_or_default(), search, hash);
@@ -68,7 +58,7 @@ pub fn sync_url(state: UrlState) {
                 let step = state.step.get_untracked();
                 state
                     .params
-                    .with_untracked(|p| write_url(p, &state.view, step));
+                    .with_untracked(|p| write_url(p, state.view, step));
             },
             Duration::from_millis(150),
         );

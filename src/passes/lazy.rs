@@ -25,11 +25,11 @@ use std::sync::OnceLock;
 
 use leptos::prelude::*;
 
-use crate::state::registry::{pass, PassInfo};
+use crate::state::registry::{FigureId, PassId, PassInfo};
 use crate::state::{use_url_state, Notice};
 use crate::widgets::location::{fragment_id, is_at_fragment, scroll_to_fragment};
 use crate::widgets::observers::{observe_near_screen, use_printing};
-use crate::widgets::PassHeading;
+use crate::widgets::{use_figure_readings, FigureReadings, PassHeading};
 
 /// A pass's section or figure on its way: the module's fetch, then the view.
 pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError>>>>;
@@ -39,18 +39,19 @@ pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError
 pub struct PassLoaders {
     /// The whole section of a pass.
     pub section: fn(LazyPass) -> PendingView,
-    /// The guided steps of a figure (by its id), a module of their own.
-    pub steps: fn(&'static str) -> PendingView,
+    /// The guided steps of a figure (by its id, reading it through its readings), a
+    /// module of their own.
+    pub steps: fn(FigureId, FigureReadings) -> PendingView,
     /// A part of a pass that arrives after the rest of its section.
     pub part: fn(LazyPart) -> PendingView,
     /// The embed view (`?embed=`): one figure alone, with its notices (a module of its
     /// own, so that the page's first load does not carry it).
-    pub embed: fn(&'static str, bool, RwSignal<Vec<Notice>>) -> PendingView,
+    pub embed: fn(FigureId, bool, RwSignal<Vec<Notice>>) -> PendingView,
 }
 
 /// Fetches the embed view's module (once) and builds the view of `figure`.
 pub async fn embed_view(
-    figure: &'static str,
+    figure: FigureId,
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> Result<AnyView, PassLoadError> {
@@ -70,7 +71,7 @@ pub enum LazyPart {
 static LOADERS: OnceLock<PassLoaders> = OnceLock::new();
 
 /// How one figure of a pass is loaded alone: its pass, id and whether controls show.
-pub type FigureLoader = fn(LazyPass, &'static str, bool) -> PendingView;
+pub type FigureLoader = fn(LazyPass, FigureId, bool) -> PendingView;
 
 /// The figure loader, registered by the embed view's module (the only view that shows a
 /// figure alone), so that the main module does not carry it.
@@ -102,14 +103,13 @@ impl LazyPass {
 
     /// This pass's entry in the registry of passes (id, number, title, figures).
     pub fn info(self) -> &'static PassInfo {
-        let id = match self {
-            Self::Complexity => "complexity",
-            Self::LinearAlgebra => "linear-algebra",
-            Self::Stability => "stability",
-            Self::BackpropDerivation => "backprop",
-        };
-        // The registry holds every pass; its tests check these three ids.
-        pass(id).unwrap_or(&crate::state::registry::PASSES[0])
+        match self {
+            Self::Complexity => PassId::Complexity,
+            Self::LinearAlgebra => PassId::LinearAlgebra,
+            Self::Stability => PassId::Stability,
+            Self::BackpropDerivation => PassId::Backprop,
+        }
+        .info()
     }
 
     /// The section id (a public contract: links end in `#<id>`).
@@ -118,15 +118,17 @@ impl LazyPass {
     }
 
     /// Whether figure `id` is one of this pass's (of this part's, for a part).
-    pub fn shows(self, id: &str) -> bool {
+    pub fn shows(self, id: FigureId) -> bool {
         match self {
-            Self::BackpropDerivation => id == "jacobian-vs-dk" || id == "train-scale",
-            _ => self.info().figures.iter().any(|f| f.id == id),
+            Self::BackpropDerivation => {
+                matches!(id, FigureId::JacobianVsDk | FigureId::TrainScale)
+            }
+            _ => self.info().figures.iter().any(|f| f.figure == id),
         }
     }
 
     /// The pass that shows figure `id`, if a lazily loaded one does.
-    pub fn of_figure(id: &str) -> Option<LazyPass> {
+    pub fn of_figure(id: FigureId) -> Option<LazyPass> {
         Self::ALL.into_iter().find(|p| p.shows(id))
     }
 
@@ -139,7 +141,7 @@ impl LazyPass {
     }
 
     /// Fetches this pass's module (once) and builds figure `id` alone.
-    async fn figure(self, id: &'static str, show_controls: bool) -> Result<AnyView, PassLoadError> {
+    async fn figure(self, id: FigureId, show_controls: bool) -> Result<AnyView, PassLoadError> {
         match FIGURE_LOADER.get() {
             Some(loader) => loader(self, id, show_controls).await,
             None => Err(PassLoadError),
@@ -162,7 +164,7 @@ pub fn placeholder(
     let labelled_by = format!("{}-title", pass.section_id());
     view! {
         <section class="pass pass-pending" id=pass.section_id() aria-labelledby=labelled_by data-lazy-pass=pass.section_id() data-failed=failed.then_some("") node_ref=node>
-            <PassHeading id=pass.section_id() />
+            <PassHeading id=pass.info().pass />
             {status}
         </section>
     }
@@ -202,7 +204,8 @@ fn try_again(message: String, attempt: RwSignal<u32>, part: Option<&'static str>
 /// link to it loads it at once, wherever it is on the page.
 fn fragment_names(pass: LazyPass) -> bool {
     fragment_id().is_some_and(|f| {
-        pass.shows(&f) || (pass != LazyPass::BackpropDerivation && f == pass.section_id())
+        FigureId::parse(&f).is_some_and(|id| pass.shows(id))
+            || (pass != LazyPass::BackpropDerivation && f == pass.section_id())
     })
 }
 
@@ -266,7 +269,7 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
 
 /// One figure of a lazily loaded pass alone (the embed view), fetched at once.
 #[component]
-pub fn LazyFigure(pass: LazyPass, id: &'static str, show_controls: bool) -> impl IntoView {
+pub fn LazyFigure(pass: LazyPass, id: FigureId, show_controls: bool) -> impl IntoView {
     let attempt = RwSignal::new(0_u32);
     view! {
         <Suspense fallback=move || view! { <p class="pass-status" role="status">"Loading the figure…"</p> }>
@@ -379,7 +382,7 @@ const STEPS_NEAR: &str = "0px 0px 25% 0px";
 /// whose code arrives as a module of its own.
 #[component]
 pub fn LazySteps(
-    id: &'static str,
+    id: FigureId,
     /// What each step asks (the pass's `ASKS`), shown until the steps arrive.
     asks: &'static [&'static str],
 ) -> impl IntoView {
@@ -395,6 +398,11 @@ pub fn LazySteps(
     });
     let attempt = RwSignal::new(0_u32);
     let pending = move || steps_placeholder(asks, node);
+    // Steps belong to a figure: outside one (a mistake the end-to-end tests of every strip
+    // would show) they are not offered.
+    let Some(readings) = use_figure_readings() else {
+        return ().into_any();
+    };
     view! {
         <Show when=move || wanted.get() fallback=pending>
             <Suspense fallback=move || steps_placeholder(asks, NodeRef::new())>
@@ -402,7 +410,7 @@ pub fn LazySteps(
                     attempt.track();
                     Suspend::new(send_wrapper::SendWrapper::new(async move {
                         let loaded = match LOADERS.get() {
-                            Some(loaders) => (loaders.steps)(id).await,
+                            Some(loaders) => (loaders.steps)(id, readings).await,
                             None => Err(PassLoadError),
                         };
                         loaded.unwrap_or_else(|PassLoadError| {
@@ -417,6 +425,7 @@ pub fn LazySteps(
             </Suspense>
         </Show>
     }
+    .into_any()
 }
 
 #[cfg(test)]
@@ -426,13 +435,12 @@ mod tests {
     #[test]
     fn every_lazy_pass_is_in_the_registry_with_its_own_figures() {
         for lazy in LazyPass::ALL {
-            assert_eq!(pass(lazy.section_id()), Some(lazy.info()));
             for figure in lazy.info().figures {
-                assert_eq!(LazyPass::of_figure(figure.id), Some(lazy));
+                assert_eq!(LazyPass::of_figure(figure.figure), Some(lazy));
             }
         }
         assert_eq!(
-            LazyPass::of_figure("jacobian"),
+            LazyPass::of_figure(FigureId::Jacobian),
             None,
             "Pass 1 is in the main module"
         );

@@ -32,9 +32,9 @@ pub use number::{parse_number, round_significant};
 pub use params::{Params, StateError};
 pub use query::{display_value, value_from_text, Notice};
 pub use reads::{KeySet, Recording};
-pub use store::{use_url_state, UrlState, ViewParamsRef};
+pub use store::{use_url_state, UrlState};
 pub use table::{
     float_range, int_range, pow2_range, spec, spec_index, ParamKind, ParamSpec, Value, PARAMS,
     SEED_MAX,
 };
-pub use view::{Theme, ViewParams};
+pub use view::{ShownControls, Theme, View};

@@ -8,9 +8,9 @@ use std::fmt;
 use super::choices::THEMES;
 use super::number::parse_number;
 use super::params::Params;
-use super::registry::figure_info;
+use super::registry::FigureId;
 use super::table::{spec_index, ParamKind, ParamSpec, Value, PARAMS};
-use super::view::{ViewParams, MAX_STEPS, VIEW_KEYS};
+use super::view::{ShownControls, View, MAX_STEPS, VIEW_KEYS};
 
 /// Longest value text read from the URL; longer text is rejected before parsing.
 const MAX_VALUE_CHARS: usize = 4096;
@@ -214,7 +214,7 @@ fn parse_list(
 /// (every control shown) when no key is left.
 fn chosen_controls(
     text: &str,
-    embed: Option<&'static str>,
+    embed: Option<FigureId>,
     notices: &mut Vec<Notice>,
 ) -> Option<Vec<&'static str>> {
     let mut kept: Vec<&'static str> = Vec::new();
@@ -235,7 +235,7 @@ fn chosen_controls(
         }
     }
     if !ignored.is_empty() {
-        let whose = embed.map_or("the page".to_string(), |f| format!("figure {f}"));
+        let whose = embed.map_or("the page".to_string(), |f| format!("figure {}", f.as_str()));
         notices.push(Notice {
             key: "controls".into(),
             message: format!(
@@ -289,9 +289,10 @@ fn encode_component(text: &str) -> String {
 
 impl Params {
     /// Parses a query string (with or without the leading `?`).
-    pub fn from_query(query: &str) -> (Params, ViewParams, Vec<Notice>) {
+    pub fn from_query(query: &str) -> (Params, View, Vec<Notice>) {
         let mut params = Params::default();
-        let mut view = ViewParams::default();
+        let mut view = View::default();
+        let mut hide_controls = false;
         let mut notices = Vec::new();
         let mut seen: Vec<String> = Vec::new();
         let mut controls_text = None::<String>;
@@ -309,8 +310,8 @@ impl Params {
             }
             seen.push(key.clone());
             match key.as_str() {
-                "embed" => match figure_info(raw_value.trim()) {
-                    Some(figure) => view.embed = Some(figure.id),
+                "embed" => match FigureId::parse(raw_value.trim()) {
+                    Some(figure) => view.embed = Some(figure),
                     None => notices.push(Notice {
                         key: key.clone(),
                         message: format!(
@@ -321,7 +322,7 @@ impl Params {
                 },
                 "hide" => {
                     if raw_value.split(',').any(|v| v.trim() == "controls") {
-                        view.hide_controls = true;
+                        hide_controls = true;
                     } else {
                         notices.push(Notice {
                             key: key.clone(),
@@ -369,15 +370,20 @@ impl Params {
                 }
             }
         }
-        if let Some(text) = controls_text {
-            view.controls = chosen_controls(&text, view.embed, &mut notices);
-        }
+        let chosen =
+            controls_text.and_then(|text| chosen_controls(&text, view.embed, &mut notices));
+        // `hide=controls` hides them in an embed; the page always shows its controls.
+        view.controls = match chosen {
+            _ if hide_controls && view.embed.is_some() => ShownControls::Hidden,
+            Some(keys) => ShownControls::Only(keys),
+            None => ShownControls::All,
+        };
         (params, view, notices)
     }
 
     /// The query string (no `?`) of every value that differs from its default, optionally
     /// only for keys used by `figure`.
-    pub fn to_query(&self, figure: Option<&str>) -> String {
+    pub fn to_query(&self, figure: Option<FigureId>) -> String {
         PARAMS
             .iter()
             .zip(&self.values)
@@ -396,7 +402,7 @@ mod tests {
     use super::*;
     use crate::state::view::Theme;
 
-    fn parse(q: &str) -> (Params, ViewParams, Vec<Notice>) {
+    fn parse(q: &str) -> (Params, View, Vec<Notice>) {
         Params::from_query(q)
     }
 
@@ -404,7 +410,7 @@ mod tests {
     fn empty_query_gives_defaults_and_no_notice() {
         let (p, v, n) = parse("");
         assert_eq!(p, Params::default());
-        assert_eq!(v, ViewParams::default());
+        assert_eq!(v, View::default());
         assert!(n.is_empty());
     }
 
@@ -505,8 +511,8 @@ mod tests {
     #[test]
     fn embed_view_and_theme_are_read() {
         let (_, v, n) = parse("embed=jacobian&hide=controls&theme=dark");
-        assert_eq!(v.embed, Some("jacobian"));
-        assert!(v.hide_controls);
+        assert_eq!(v.embed, Some(FigureId::Jacobian));
+        assert_eq!(v.controls, ShownControls::Hidden);
         assert_eq!(v.theme, Some(Theme::Dark));
         assert!(n.is_empty());
     }
@@ -514,31 +520,31 @@ mod tests {
     #[test]
     fn chosen_controls_keep_the_figures_own_keys_and_name_the_others() {
         let (_, v, n) = parse("embed=jacobian&controls=alpha,div,ctx,bogus,alpha");
-        assert_eq!(v.controls, Some(vec!["alpha", "div"]));
+        assert_eq!(v.controls, ShownControls::Only(vec!["alpha", "div"]));
         assert_eq!(n.len(), 1, "{n:?}");
         assert!(n[0]
             .message
             .contains("ctx, bogus are not a control of figure jacobian"));
         // On the page, any key of the table is a control of some figure.
         let (_, v, n) = parse("controls=ctx,depth");
-        assert_eq!(v.controls, Some(vec!["ctx", "depth"]));
+        assert_eq!(v.controls, ShownControls::Only(vec!["ctx", "depth"]));
         assert!(n.is_empty());
     }
 
     #[test]
     fn controls_that_name_nothing_show_every_control() {
         let (_, v, n) = parse("embed=jacobian&controls=depth");
-        assert_eq!(v.controls, None);
+        assert_eq!(v.controls, ShownControls::All);
         assert_eq!(n.len(), 1);
         let (_, v, n) = parse("controls=,,");
-        assert_eq!(v.controls, None);
+        assert_eq!(v.controls, ShownControls::All);
         assert!(n[0].message.contains("names no control"));
     }
 
     #[test]
     fn hostile_controls_text_stays_text() {
         let (_, v, n) = parse("embed=jacobian&controls=%3Cscript%3E,alpha");
-        assert_eq!(v.controls, Some(vec!["alpha"]));
+        assert_eq!(v.controls, ShownControls::Only(vec!["alpha"]));
         assert!(n[0].message.contains("<script>"));
     }
 
@@ -598,8 +604,8 @@ mod tests {
     #[test]
     fn figure_queries_carry_only_that_figures_keys() {
         let (p, _, _) = parse("n=12&div=0&z=1,2");
-        assert_eq!(p.to_query(Some("jacobian-vs-dk")), "n=12&div=0");
-        assert_eq!(p.to_query(Some("jacobian")), "n=12&div=0&z=1,2");
+        assert_eq!(p.to_query(Some(FigureId::JacobianVsDk)), "n=12&div=0");
+        assert_eq!(p.to_query(Some(FigureId::Jacobian)), "n=12&div=0&z=1,2");
     }
 
     #[test]

@@ -7,8 +7,9 @@ use leptos::prelude::*;
 
 use super::params::Params;
 use super::reads::{KeySet, Recording};
+use super::registry::FigureId;
 use super::table::{Value, PARAMS};
-use super::view::{Theme, ViewParams};
+use super::view::View;
 
 /// The page's URL state: every control's value, and how the page is laid out.
 ///
@@ -23,51 +24,20 @@ pub struct UrlState {
     /// (`ArcRwSignal<bool>`, whose code the page carries anyway), made once per state and
     /// never dropped, so that no read can meet a disposed one.
     keys: &'static [ArcRwSignal<bool>],
-    pub view: ViewParamsRef,
+    /// How the page is laid out (`embed`, `hide`, `controls`, `theme`, and the `step` it
+    /// was opened at), fixed for the page's life.
+    pub view: &'static View,
     /// Changes waiting for the next animation frame (see [`UrlState::set_on_frame`]).
     pending: StoredValue<Vec<(&'static str, Value)>>,
     /// True from a change applied in this frame until the next animation frame.
     frame_busy: StoredValue<bool>,
     /// The guided step a figure is at (`step=`, with the figure's id), if any.
-    pub step: RwSignal<Option<(&'static str, u32)>>,
-}
-
-/// The view parameters, fixed for the page's life.
-#[derive(Clone, Copy)]
-pub struct ViewParamsRef {
-    pub embed: Option<&'static str>,
-    pub hide_controls: bool,
-    /// The controls `controls=` keeps (every control when `None`).
-    pub controls: Option<&'static [&'static str]>,
-    pub step: Option<u32>,
-    pub theme: Option<Theme>,
-}
-
-impl ViewParamsRef {
-    /// Whether the control of `key` is shown: `hide=controls` (in an embed) hides every
-    /// control, `controls=` all but those it names.
-    pub fn shows_control(&self, key: &str) -> bool {
-        !(self.hide_controls && self.embed.is_some())
-            && self.controls.is_none_or(|keys| keys.contains(&key))
-    }
-}
-
-impl From<&ViewParams> for ViewParamsRef {
-    fn from(v: &ViewParams) -> Self {
-        Self {
-            embed: v.embed,
-            hide_controls: v.hide_controls,
-            // Made once per page: a few bytes that live as long as it.
-            controls: v.controls.clone().map(|keys| &*keys.leak()),
-            step: v.step,
-            theme: v.theme,
-        }
-    }
+    pub step: RwSignal<Option<(FigureId, u32)>>,
 }
 
 impl UrlState {
     /// A state from parsed parameters.
-    pub fn new(params: Params, view: &ViewParams) -> Self {
+    pub fn new(params: Params, view: View) -> Self {
         Self {
             params: RwSignal::new(params),
             keys: PARAMS
@@ -75,7 +45,8 @@ impl UrlState {
                 .map(|_| ArcRwSignal::new(false))
                 .collect::<Vec<_>>()
                 .leak(),
-            view: view.into(),
+            // Made once per page: a few bytes that live as long as it.
+            view: Box::leak(Box::new(view)),
             pending: StoredValue::new(Vec::new()),
             frame_busy: StoredValue::new(false),
             step: RwSignal::new(None),
@@ -239,8 +210,7 @@ impl UrlState {
 
 /// The URL state from context (a default state outside the app, e.g. in component tests).
 pub fn use_url_state() -> UrlState {
-    use_context::<UrlState>()
-        .unwrap_or_else(|| UrlState::new(Params::default(), &ViewParams::default()))
+    use_context::<UrlState>().unwrap_or_else(|| UrlState::new(Params::default(), View::default()))
 }
 
 #[cfg(test)]
@@ -250,7 +220,7 @@ mod tests {
     use std::sync::Arc;
 
     fn state() -> UrlState {
-        UrlState::new(Params::default(), &ViewParams::default())
+        UrlState::new(Params::default(), View::default())
     }
 
     /// A memo of `f` over `state`, and how many times it has run.

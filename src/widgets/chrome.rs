@@ -9,12 +9,14 @@ use std::sync::OnceLock;
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use crate::state::Notice;
 
 /// Builds the embed form of a figure: its id, title, root element, the page's address
 /// and its state as a query (see [`super::share::EmbedForm`]).
 pub type EmbedFormBuilder =
-    fn(&'static str, &'static str, NodeRef<leptos::html::Figure>, String, String) -> AnyView;
+    fn(FigureId, &'static str, NodeRef<leptos::html::Figure>, String, String) -> AnyView;
 
 /// Builds the notices about a link's values.
 pub type NoticesBuilder = fn(RwSignal<Vec<Notice>>) -> AnyView;

@@ -11,9 +11,10 @@ use super::chrome::use_chrome;
 use super::export::{download_text, export_png};
 use super::location::page_base_url;
 use super::observers::use_printing;
+use super::readings::FigureReadings;
 use super::share::{copy_to_clipboard, figure_link};
-use crate::state::registry::figure_title;
-use crate::state::use_url_state;
+use crate::state::registry::FigureId;
+use crate::state::{use_url_state, ShownControls};
 
 /// Which text the share box shows.
 #[derive(Clone, Copy, Debug, PartialEq)]
@@ -25,9 +26,9 @@ enum Shared {
 /// The frame of a live figure.
 #[component]
 pub fn Figure(
-    /// Public figure id (`data-figure`, `embed=`); its title comes from the registry of
-    /// passes ([`crate::state::registry`]).
-    id: &'static str,
+    /// Which figure (its public id is `data-figure`, `embed=`); its title comes from the
+    /// registry of passes ([`crate::state::registry`]).
+    id: FigureId,
     /// One sentence or a few, generated from the state, under the drawing.
     #[prop(into)]
     caption: Signal<String>,
@@ -65,7 +66,10 @@ pub fn Figure(
     train: Option<Signal<&'static str>>,
     children: Children,
 ) -> impl IntoView {
-    let title = figure_title(id);
+    let figure = id;
+    let (id, title) = (figure.as_str(), figure.title());
+    // What the figure shows, as signals, for what is inside it (its guided steps).
+    let readings = FigureReadings::provide(verdict, train);
     let root = NodeRef::<html::Figure>::new();
     let state = use_url_state();
     if let Some(signal) = on_screen {
@@ -79,10 +83,10 @@ pub fn Figure(
         }
     }
     let (shared, set_shared) = signal(None::<Shared>);
-    let hide = state.view.hide_controls && state.view.embed.is_some();
+    let hide = state.view.controls == ShownControls::Hidden;
     let printing = use_printing();
     // Open from the start where the URL sets one of its keys, or names the controls to show.
-    let more_open = state.view.controls.is_some()
+    let more_open = matches!(state.view.controls, ShownControls::Only(_))
         || state
             .params
             .with_untracked(|p| more_keys.iter().any(|k| p.is_set(k)));
@@ -118,11 +122,11 @@ pub fn Figure(
                 }
                 Shared::Embed => match chrome.get() {
                     Some(c) => (c.embed_form)(
-                        id,
+                        figure,
                         title,
                         root,
                         page_base_url(),
-                        state.params.with_untracked(|p| p.to_query(Some(id))),
+                        state.params.with_untracked(|p| p.to_query(Some(figure))),
                     ),
                     None => view! {
                         <p>{move || if chrome_failed.get() { "The embed form could not be loaded (are you offline?)." } else { "Loading the embed form…" }}</p>
@@ -181,7 +185,8 @@ pub fn Figure(
         <figure class="figure" id=id data-figure=id node_ref=root aria-labelledby=labelled_by
             data-verdict=move || verdict.map(|v| v.get())
             data-linked=move || linked.and_then(|l| l.get())
-            data-train=move || train.map(|t| t.get())>
+            data-train=move || train.map(|t| t.get())
+            data-step-at=move || Some(readings.step_at.get()).filter(|k| *k > 0).map(|k| k.to_string())>
             <div class="figure-head">
                 <h3 class="figure-title" id=title_id>{title}</h3>
                 <div class="figure-actions" role="group" aria-label=format!("{title}: export and share")>

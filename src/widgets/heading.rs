@@ -3,14 +3,15 @@
 
 use leptos::prelude::*;
 
-use crate::state::registry::pass;
+use crate::state::registry::PassId;
 
-/// The `<h2>` of the pass whose section id is `id`.
+/// The `<h2>` of pass `id`.
 #[component]
-pub fn PassHeading(id: &'static str) -> impl IntoView {
-    let (number, title) = pass(id).map_or((0, ""), |p| (p.number, p.title));
+pub fn PassHeading(id: PassId) -> impl IntoView {
+    let info = id.info();
+    let (number, title) = (info.number, info.title);
     view! {
-        <h2 id=format!("{id}-title")>
+        <h2 id=format!("{}-title", info.id)>
             <span class="pass-number">"Pass "{number}</span>
             " "{title}
         </h2>

@@ -6,44 +6,12 @@ use leptos::prelude::*;
 use wasm_bindgen::JsCast;
 use web_sys::HtmlElement;
 
-use crate::state::{ParamKind, PARAMS};
-
-/// Which controls an embedded figure shows.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum EmbedControls {
-    /// Every control of the figure.
-    All,
-    /// Only these, by URL key (`controls=`).
-    Only(Vec<&'static str>),
-    /// None (`hide=controls`).
-    Hidden,
-}
-
-impl EmbedControls {
-    /// What keeping `kept` of a figure's `all` controls amounts to.
-    pub fn keeping(kept: &[&'static str], all: &[&'static str]) -> Self {
-        if kept.is_empty() {
-            EmbedControls::Hidden
-        } else if all.iter().all(|k| kept.contains(k)) {
-            EmbedControls::All
-        } else {
-            EmbedControls::Only(all.iter().copied().filter(|k| kept.contains(k)).collect())
-        }
-    }
-
-    /// The query parameters it takes ("" for every control).
-    fn query(&self) -> String {
-        match self {
-            EmbedControls::All => String::new(),
-            EmbedControls::Only(keys) => format!("controls={}", keys.join(",")),
-            EmbedControls::Hidden => "hide=controls".into(),
-        }
-    }
-}
+use crate::state::registry::FigureId;
+use crate::state::{ParamKind, ShownControls, View, PARAMS};
 
 /// The URL keys of figure `id` that a reader sets with a control (its state's keys but
 /// the raw scores `z`, which only a link sets), in the table's order.
-pub fn figure_controls(id: &str) -> Vec<&'static str> {
+pub fn figure_controls(id: FigureId) -> Vec<&'static str> {
     PARAMS
         .iter()
         .filter(|p| p.figures.contains(&id) && !matches!(p.kind, ParamKind::FloatList { .. }))
@@ -68,15 +36,21 @@ fn control_label(root: &web_sys::Element, key: &str) -> String {
 
 /// The address of `figure` alone in the embed view: `base?embed=…`, its controls, then
 /// `query` (its state, without defaults).
-pub fn embed_address(base: &str, figure: &str, controls: &EmbedControls, query: &str) -> String {
-    let parts: Vec<String> = [
-        format!("embed={figure}"),
-        controls.query(),
-        query.to_string(),
-    ]
-    .into_iter()
-    .filter(|p| !p.is_empty())
-    .collect();
+pub fn embed_address(
+    base: &str,
+    figure: FigureId,
+    controls: &ShownControls,
+    query: &str,
+) -> String {
+    let view = View {
+        embed: Some(figure),
+        controls: controls.clone(),
+        ..View::default()
+    };
+    let parts: Vec<String> = [view.to_query(), query.to_string()]
+        .into_iter()
+        .filter(|p| !p.is_empty())
+        .collect();
     format!("{base}?{}", parts.join("&"))
 }
 
@@ -153,16 +127,16 @@ fn band_of(figure: &HtmlElement, container: &str, keys: &[&'static str]) -> f64 
 /// the figure's height as it stands (less the share box this code is shown in), less the
 /// controls it would not show. A kept control replaces its box by the band it occupies; a
 /// kept "More settings" control is shown open, so its box stays in full.
-pub fn embed_height(figure: &HtmlElement, controls: &EmbedControls) -> u32 {
+pub fn embed_height(figure: &HtmlElement, controls: &ShownControls) -> u32 {
     let total = figure.get_bounding_client_rect().height() - height_of(figure, ".share-box");
     let (primary, more) = (
         height_of(figure, ".figure-controls"),
         height_of(figure, ".more-settings"),
     );
     let height = match controls {
-        EmbedControls::All => total,
-        EmbedControls::Hidden => total - primary - more,
-        EmbedControls::Only(keys) => {
+        ShownControls::All => total,
+        ShownControls::Hidden => total - primary - more,
+        ShownControls::Only(keys) => {
             let more_kept = band_of(figure, ".more-settings", keys);
             total - primary - more
                 + band_of(figure, ".figure-controls", keys)
@@ -176,7 +150,7 @@ pub fn embed_height(figure: &HtmlElement, controls: &EmbedControls) -> u32 {
 /// (ticking one off leaves it out of the embed, and the code updates).
 #[component]
 pub fn EmbedForm(
-    id: &'static str,
+    id: FigureId,
     title: &'static str,
     /// The figure's root element, measured for the starting height.
     root: NodeRef<leptos::html::Figure>,
@@ -188,7 +162,7 @@ pub fn EmbedForm(
     let all = StoredValue::new(all);
     let kept = RwSignal::new(all.get_value());
     let snippet = Memo::new(move |_| {
-        let controls = kept.with(|k| all.with_value(|a| EmbedControls::keeping(k, a)));
+        let controls = kept.with(|k| all.with_value(|a| ShownControls::keeping(k, a)));
         let height = root
             .get_untracked()
             .map(|el| embed_height(el.unchecked_ref::<HtmlElement>(), &controls))
@@ -242,8 +216,8 @@ mod tests {
     fn embed_snippet_has_title_lazy_loading_and_full_width() {
         let address = embed_address(
             "https://x.org/c/",
-            "jacobian",
-            &EmbedControls::All,
+            FigureId::Jacobian,
+            &ShownControls::All,
             "n=12&dk=8",
         );
         let s = embed_snippet(&address, "The Jacobian", 640);
@@ -256,39 +230,28 @@ mod tests {
 
     #[test]
     fn embed_addresses_carry_the_controls_kept() {
-        let only = EmbedControls::Only(vec!["alpha", "div"]);
+        let only = ShownControls::Only(vec!["alpha", "div"]);
         assert_eq!(
-            embed_address("https://x.org/", "jacobian", &only, "alpha=3"),
+            embed_address("https://x.org/", FigureId::Jacobian, &only, "alpha=3"),
             "https://x.org/?embed=jacobian&controls=alpha,div&alpha=3"
         );
         assert_eq!(
-            embed_address("https://x.org/", "jacobian", &EmbedControls::Hidden, ""),
+            embed_address(
+                "https://x.org/",
+                FigureId::Jacobian,
+                &ShownControls::Hidden,
+                ""
+            ),
             "https://x.org/?embed=jacobian&hide=controls"
-        );
-    }
-
-    #[test]
-    fn keeping_every_control_or_none_has_its_own_form() {
-        let all = ["n", "dk", "alpha"];
-        assert_eq!(
-            EmbedControls::keeping(&["n", "dk", "alpha"], &all),
-            EmbedControls::All
-        );
-        assert_eq!(EmbedControls::keeping(&[], &all), EmbedControls::Hidden);
-        assert_eq!(
-            EmbedControls::keeping(&["alpha", "n"], &all),
-            EmbedControls::Only(vec!["n", "alpha"]),
-            "in the figure's order"
         );
     }
 
     #[test]
     fn a_figures_controls_are_its_keys_but_the_raw_scores() {
         assert_eq!(
-            figure_controls("jacobian"),
+            figure_controls(FigureId::Jacobian),
             ["n", "dk", "div", "alpha", "seed"]
         );
-        assert!(figure_controls("nope").is_empty());
     }
 
     #[test]

@@ -9,6 +9,7 @@ use super::jacobian_vs_dk::JacobianVsDkFigure;
 use super::model::BackpropModel;
 use super::train_scale::TrainScaleFigure;
 use crate::formulas;
+use crate::state::registry::FigureId;
 use crate::state::use_url_state;
 use crate::widgets::Formula;
 
@@ -58,8 +59,8 @@ pub fn Derivation() -> impl IntoView {
 }
 
 /// A figure of this part alone (the embed view): `jacobian-vs-dk` or `train-scale`.
-pub fn part_figure(id: &str, show_controls: bool) -> AnyView {
-    if id == "train-scale" {
+pub fn part_figure(id: FigureId, show_controls: bool) -> AnyView {
+    if id == FigureId::TrainScale {
         return view! { <TrainScaleFigure state=use_url_state() show_controls=show_controls /> }
             .into_any();
     }

@@ -2,6 +2,8 @@
 //! its norms read out and a caption generated from the numbers it shows.
 
 use leptos::prelude::*;
+
+use crate::state::registry::FigureId;
 use nalgebra::DMatrix;
 
 use super::controls::{MoreControls, PrimaryControls, MORE_KEYS};
@@ -286,7 +288,7 @@ pub fn JacobianFigure(
     let controls = move || view! { <PrimaryControls model=model /> };
     let more = move || view! { <MoreControls model=model /> };
     view! {
-        <Figure id="jacobian" caption=caption summary=summary csv=csv verdict=verdict linked=linked
+        <Figure id=FigureId::Jacobian caption=caption summary=summary csv=csv verdict=verdict linked=linked
             controls=controls more=more more_keys=MORE_KEYS show_controls=show_controls>
             <div class="jacobian-layout">
                 <div class="jacobian-heatmap">
@@ -311,7 +313,7 @@ pub fn JacobianFigure(
                         <Readout name="max-p" label="max p" value=Signal::derive(move || model.summary.get().max_p) />
                         <Readout name="entropy" label="entropy H(p)" unit="nats" value=Signal::derive(move || model.summary.get().entropy) />
                     </div>
-                    {with_steps.then(|| view! { <LazySteps id="jacobian" asks=&ASKS /> })}
+                    {with_steps.then(|| view! { <LazySteps id=FigureId::Jacobian asks=&ASKS /> })}
                 </div>
             </div>
         </Figure>

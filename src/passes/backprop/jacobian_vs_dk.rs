@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::{MoreControls, PrimaryControls};
 use super::model::BackpropModel;
 use crate::math::backprop::{DkSweepCurve, MAX_DK};
@@ -188,7 +190,7 @@ pub fn JacobianVsDkFigure(
         &[]
     };
     view! {
-        <Figure id="jacobian-vs-dk" caption=caption summary=summary csv=csv
+        <Figure id=FigureId::JacobianVsDk caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=more_keys show_controls=show_controls>
             <Chart name="jacobian-vs-dk" spec=spec summary=summary aspect=0.55 />
             <div class="readouts">

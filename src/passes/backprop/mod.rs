@@ -7,6 +7,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::{FigureId, PassId};
+
 use crate::passes::lazy::{LazyFigure, LazyPart, LazyPass};
 use crate::widgets::{HeatmapHint, PassHeading};
 
@@ -24,25 +26,18 @@ pub use jacobian::JacobianFigure;
 pub use jacobian_vs_dk::JacobianVsDkFigure;
 pub use model::BackpropModel;
 
-/// One Pass 1 figure alone (the embed view); `None` for another pass's figure id.
-pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
-    let model = BackpropModel::new(use_url_state());
+/// One Pass 1 figure alone (the embed view); `None` for another pass's figure.
+pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
     match id {
-        "jacobian" => {
+        FigureId::Jacobian => {
+            let model = BackpropModel::new(use_url_state());
             Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any())
         }
         // In a module of its own with the rest of the derivation (see [`derivation`]).
-        "jacobian-vs-dk" | "train-scale" => {
-            let id = if id == "train-scale" {
-                "train-scale"
-            } else {
-                "jacobian-vs-dk"
-            };
-            Some(
-                view! { <LazyFigure pass=LazyPass::BackpropDerivation id=id show_controls=show_controls /> }
-                    .into_any(),
-            )
-        }
+        FigureId::JacobianVsDk | FigureId::TrainScale => Some(
+            view! { <LazyFigure pass=LazyPass::BackpropDerivation id=id show_controls=show_controls /> }
+                .into_any(),
+        ),
         _ => None,
     }
 }
@@ -53,7 +48,7 @@ pub fn BackpropSection() -> impl IntoView {
     let model = BackpropModel::new(use_url_state());
     view! {
         <section class="pass" id="backprop" aria-labelledby="backprop-title">
-            <PassHeading id="backprop" />
+            <PassHeading id=PassId::Backprop />
             <p class="claim">
                 "Every gradient that reaches W_Q or W_K passes through one small matrix, the softmax Jacobian J; when the softmax saturates, J goes to zero and the gradient stops."
             </p>

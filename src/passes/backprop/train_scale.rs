@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::steps::TRAIN_ASKS;
 use crate::math::train::presets::{SCALE_RUN, WEIGHT_DECAY};
 use crate::math::train::{Optimizer, Point, RunConfig, TaskShape};
@@ -15,7 +17,7 @@ use crate::widgets::training::{use_training_run, TrainRun, TrainState};
 use crate::widgets::training_view::{
     curves, latest, learned_text, log_axis, percent, runs_csv, RunPair, TrainBar,
 };
-use crate::widgets::{Axis, Chart, Figure, Readout, Scale, SeedField, Select, Slider};
+use crate::widgets::{Axis, Chart, Figure, Readout, ReadoutRow, Scale, SeedField, Select, Slider};
 
 /// The run from the address, ÷√dₖ or not.
 pub fn scale_run(p: &Params, scaled: bool) -> RunConfig {
@@ -200,7 +202,7 @@ pub fn TrainScaleFigure(
     };
     let three = pending_three_digits;
     view! {
-        <Figure id="train-scale" on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
+        <Figure id=FigureId::TrainScale on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
             train=runs.attribute(paused)
             controls=controls more=more more_keys=&["tsopt", "tslr", "tssteps", "tstask", "tsseed"] show_controls=show_controls>
             <TrainBar runs=runs steps=steps paused=paused restart=restart />
@@ -208,7 +210,7 @@ pub fn TrainScaleFigure(
             <Chart name="train-scale-entropy" spec=entropy_spec summary=summary aspect=0.32 />
             <Chart name="train-scale-grad" spec=grad_spec summary=summary aspect=0.32 />
             <p class="control-note">"Each run trains in a Web Worker of its own: its untrained state is measured when the figure comes near the screen, training starts once the figure stays there, and goes on to the end even when scrolled away."</p>
-            <div class="readouts" aria-busy=move || runs.measuring().to_string()>
+            <ReadoutRow busy=move || runs.measuring()>
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=three />
                 <Readout name="loss-b" label="B: loss" value=latest(b, |p| p.loss) format=three />
@@ -220,8 +222,8 @@ pub fn TrainScaleFigure(
                 <Readout name="grad-wq-b" label="B: ‖∂L/∂W_Q‖" value=latest(b, |p| p.grad_wq) format=three />
                 <Readout name="learned" label="Learned" value=learned format=learned_text />
                 <Readout name="steps-per-second" label="Steps/s" value=rate format=three />
-            </div>
-            {show_controls.then(|| view! { <LazySteps id="train-scale" asks=&TRAIN_ASKS /> })}
+            </ReadoutRow>
+            {show_controls.then(|| view! { <LazySteps id=FigureId::TrainScale asks=&TRAIN_ASKS /> })}
         </Figure>
     }
 }

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::{ConfigProblem, ContextSlider, ModelSelect};
 use super::model::*;
 use crate::math::complexity::MAX_CONTEXT;
@@ -158,7 +160,7 @@ pub fn FlopsFigure(
         })
     });
     view! {
-        <Figure id="flops-vs-context" caption=caption summary=summary csv=csv
+        <Figure id=FigureId::FlopsVsContext caption=caption summary=summary csv=csv
             controls=move || view! { <ContextSlider model=model instance="-flops" /> }
             more=move || view! { <ModelSelect model=model instance="-flops" /> }
             more_keys=&["model", "cl", "cd", "ch", "ckv", "cdh", "cff", "cmlp", "cv", "cwin"] show_controls=show_controls>

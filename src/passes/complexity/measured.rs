@@ -2,6 +2,8 @@
 //! doubling n, with a power law fitted to the times.
 
 use leptos::prelude::*;
+
+use crate::state::registry::FigureId;
 use leptos::task::spawn_local;
 
 use crate::math::complexity::{attention_rows, fit_power_law};
@@ -199,7 +201,7 @@ pub fn MeasuredFigure(#[prop(default = true)] show_controls: bool) -> impl IntoV
         }
     };
     view! {
-        <Figure id="measured-attention" caption=caption summary=summary csv=csv
+        <Figure id=FigureId::MeasuredAttention caption=caption summary=summary csv=csv
             controls=controls show_controls=show_controls>
             <p class="measure-status" role="status" aria-live="polite" data-measure-status="">{move || status.get()}</p>
             <Chart name="measured-attention" spec=spec summary=summary aspect=0.5 />

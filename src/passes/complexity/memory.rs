@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::{
     ConfigProblem, ContextSlider, MemoryMoreControls, ModelSelect, MEMORY_MORE_KEYS,
 };
@@ -297,7 +299,7 @@ pub fn MemoryFigure(
         Signal::derive(move || at_n.with(|m| m.as_ref().map(f).unwrap_or(0.0)))
     };
     view! {
-        <Figure id="memory-vs-context" caption=caption summary=summary csv=csv linked=linked
+        <Figure id=FigureId::MemoryVsContext caption=caption summary=summary csv=csv linked=linked
             controls=move || view! { <ContextSlider model=model /> <ModelSelect model=model /> }
             more=move || view! { <MemoryMoreControls model=model /> } more_keys=MEMORY_MORE_KEYS show_controls=show_controls>
             <ConfigProblem model=model />
@@ -326,7 +328,7 @@ pub fn MemoryFigure(
                     <Readout name="kv-growth" label="cache when n doubles" value=get(|m| m.kv_growth) format=growth_factor />
                 </div>
             </Show>
-            {show_controls.then(|| view! { <LazySteps id="memory-vs-context" asks=&ASKS /> })}
+            {show_controls.then(|| view! { <LazySteps id=FigureId::MemoryVsContext asks=&ASKS /> })}
         </Figure>
     }
 }

@@ -6,6 +6,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::{FigureId, PassId};
+
 use crate::widgets::PassHeading;
 
 use crate::formulas;
@@ -27,17 +29,17 @@ pub use measured::MeasuredFigure;
 pub use memory::MemoryFigure;
 pub use model::ComplexityModel;
 
-/// One Pass 2 figure alone (the embed view); `None` for another pass's figure id.
-pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
+/// One Pass 2 figure alone (the embed view); `None` for another pass's figure.
+pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
     let model = ComplexityModel::new(use_url_state());
     match id {
-        "memory-vs-context" => {
+        FigureId::MemoryVsContext => {
             Some(view! { <MemoryFigure model=model show_controls=show_controls /> }.into_any())
         }
-        "flops-vs-context" => {
+        FigureId::FlopsVsContext => {
             Some(view! { <FlopsFigure model=model show_controls=show_controls /> }.into_any())
         }
-        "measured-attention" => {
+        FigureId::MeasuredAttention => {
             Some(view! { <MeasuredFigure show_controls=show_controls /> }.into_any())
         }
         _ => None,
@@ -68,7 +70,7 @@ pub fn ComplexitySection() -> impl IntoView {
     let model = ComplexityModel::new(use_url_state());
     view! {
         <section class="pass" id="complexity" aria-labelledby="complexity-title">
-            <PassHeading id="complexity" />
+            <PassHeading id=PassId::Complexity />
             <p class="claim">
                 "The attention scores of a context of n tokens form an n × n matrix: double the context and it quadruples, while the KV cache only doubles. "
                 "Drag the context length and watch the coral n² line pull away from the blue cache."

@@ -4,6 +4,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::steps::FINETUNE_ASKS;
 use crate::math::complexity::{parameter_count, ModelConfig};
 use crate::math::finetune::{
@@ -367,7 +369,7 @@ pub fn FinetuneMemoryFigure(
         }
     };
     view! {
-        <Figure id="finetune-memory" caption=caption summary=summary csv=csv verdict=verdict_text
+        <Figure id=FigureId::FinetuneMemory caption=caption summary=summary csv=csv verdict=verdict_text
             controls=controls more=more more_keys=MORE_KEYS show_controls=show_controls>
             <Show when=move || custom.get() && show_controls>
                 <CustomModelFields state=state instance="-ft" />
@@ -379,7 +381,7 @@ pub fn FinetuneMemoryFigure(
             </Show>
             <Chart name="finetune-memory" spec=spec summary=summary aspect=0.7 />
             <p class="verdict" data-verdict-text="">{move || verdict_text.get()}</p>
-            {show_controls.then(|| view! { <LazySteps id="finetune-memory" asks=&FINETUNE_ASKS /> })}
+            {show_controls.then(|| view! { <LazySteps id=FigureId::FinetuneMemory asks=&FINETUNE_ASKS /> })}
             <div class="readouts">
                 <Readout name="bytes-full" label="full fine-tuning" value=bytes_full format=format_bytes />
                 <Readout name="bytes-lora" label="LoRA" value=bytes_lora format=format_bytes />

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use crate::state::int_range;
 
 use super::model::*;
@@ -139,7 +141,7 @@ pub fn LoraFigure(
         }
     };
     view! {
-        <Figure id="lora" caption=caption summary=summary csv=csv
+        <Figure id=FigureId::Lora caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["lshape", "lout", "lin", "ldtype", "ldecay"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item readouts readouts-column">

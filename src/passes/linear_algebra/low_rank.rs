@@ -2,6 +2,8 @@
 //! approximation (truncated SVD, Eckart–Young) and the error curve as k moves.
 
 use leptos::prelude::*;
+
+use crate::state::registry::FigureId;
 use nalgebra::DMatrix;
 
 use super::controls::*;
@@ -12,8 +14,8 @@ use crate::state::choices::TARGETS;
 use crate::widgets::format::pending_four_digits;
 use crate::widgets::format::{format_number, pending_or, whole};
 use crate::widgets::{
-    Axis, Chart, ChartSpec, ColorBar, Figure, Grid, Heatmap, Mark, Readout, Scale, Select, Slider,
-    Tone,
+    Axis, Chart, ChartSpec, ColorBar, Figure, Grid, Heatmap, Mark, Readout, ReadoutRow, Scale,
+    Select, Slider, Tone,
 };
 
 /// Figure `low-rank-target`.
@@ -155,7 +157,7 @@ pub fn LowRankFigure(
     };
     let more = move || view! { <TokensSlider model=model instance="-low-rank" /> {seed_field(model, "-low-rank")} };
     view! {
-        <Figure id="low-rank-target" on_screen=model.target_on_screen caption=caption summary=summary csv=csv
+        <Figure id=FigureId::LowRankTarget on_screen=model.target_on_screen caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["rn", "rseed"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
@@ -169,9 +171,9 @@ pub fn LowRankFigure(
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
             <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", pending_or(error.get(), 3))) aspect=0.45 />
-            <div class="readouts" aria-busy=move || (model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get()).to_string()>
+            <ReadoutRow busy=move || { model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get() }>
                 <Readout name="rel-error" label="relative error at k" value=error format=pending_four_digits />
-            </div>
+            </ReadoutRow>
         </Figure>
     }
 }

@@ -8,6 +8,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::{FigureId, PassId};
+
 use crate::widgets::PassHeading;
 
 use crate::formulas;
@@ -31,35 +33,27 @@ pub use model::LinearAlgebraModel;
 pub use multi_head::MultiHeadFigure;
 pub use score_rank::ScoreRankFigure;
 
-/// One Pass 3 figure alone (the embed view); `None` for another pass's figure id.
-pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
-    if ![
-        "score-rank",
-        "low-rank-target",
-        "multi-head",
-        "lora",
-        "finetune-memory",
-    ]
-    .contains(&id)
-    {
-        return None;
-    }
-    let model = LinearAlgebraModel::new(use_url_state());
+/// One Pass 3 figure alone (the embed view); `None` for another pass's figure.
+pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
+    let model = move || LinearAlgebraModel::new(use_url_state());
     Some(match id {
-        "score-rank" => {
-            view! { <ScoreRankFigure model=model show_controls=show_controls /> }.into_any()
+        FigureId::ScoreRank => {
+            view! { <ScoreRankFigure model=model() show_controls=show_controls /> }.into_any()
         }
-        "low-rank-target" => {
-            view! { <LowRankFigure model=model show_controls=show_controls /> }.into_any()
+        FigureId::LowRankTarget => {
+            view! { <LowRankFigure model=model() show_controls=show_controls /> }.into_any()
         }
-        "multi-head" => {
-            view! { <MultiHeadFigure model=model show_controls=show_controls /> }.into_any()
+        FigureId::MultiHead => {
+            view! { <MultiHeadFigure model=model() show_controls=show_controls /> }.into_any()
         }
-        "finetune-memory" => {
-            view! { <FinetuneMemoryFigure state=model.state show_controls=show_controls /> }
+        FigureId::Lora => {
+            view! { <LoraFigure model=model() show_controls=show_controls /> }.into_any()
+        }
+        FigureId::FinetuneMemory => {
+            view! { <FinetuneMemoryFigure state=use_url_state() show_controls=show_controls /> }
                 .into_any()
         }
-        _ => view! { <LoraFigure model=model show_controls=show_controls /> }.into_any(),
+        _ => return None,
     })
 }
 
@@ -69,7 +63,7 @@ pub fn LinearAlgebraSection() -> impl IntoView {
     let model = LinearAlgebraModel::new(use_url_state());
     view! {
         <section class="pass" id="linear-algebra" aria-labelledby="linear-algebra-title">
-            <PassHeading id="linear-algebra" />
+            <PassHeading id=PassId::LinearAlgebra />
             <p class="claim">
                 "The score matrix S = QKᵀ/√dₖ is n × n, but it is built from two n × dₖ matrices, so its rank is at most dₖ: when dₖ < n it cannot express an arbitrary pattern. The softmax does not keep that bound. "
                 "Raise dₖ towards n and watch rank(S) follow it while rank(A) does not."

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::*;
 use super::grids::*;
 use super::model::*;
@@ -142,7 +144,7 @@ pub fn MultiHeadFigure(
         }
     };
     view! {
-        <Figure id="multi-head" on_screen=model.heads_on_screen caption=caption summary=summary csv=csv
+        <Figure id=FigureId::MultiHead on_screen=model.heads_on_screen caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["mhd", "rn", "rseed"] show_controls=show_controls>
             <div class="small-multiples">{heads_view}</div>
             <div class="pair-layout">

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::*;
 use super::grids::*;
 use super::model::*;
@@ -17,7 +19,7 @@ use crate::widgets::format::subscript;
 use crate::widgets::format::{format_number, pending_whole, whole};
 use crate::widgets::{
     Axis, Chart, ChartSpec, ColorBar, ColorMap, ColorScale, Figure, Grid, Heatmap, LinkSignal,
-    LinkedFormula, Mark, Readout, Scale, Select, Slider, Tone,
+    LinkedFormula, Mark, Readout, ReadoutRow, Scale, Select, Slider, Tone,
 };
 
 /// The caption of `score-rank`: what the ranks show in this state, and when they do not.
@@ -296,7 +298,7 @@ pub fn ScoreRankFigure(
         }
     });
     view! {
-        <Figure id="score-rank" linked=linked on_screen=model.score_on_screen caption=caption summary=summary csv=csv verdict=verdict
+        <Figure id=FigureId::ScoreRank linked=linked on_screen=model.score_on_screen caption=caption summary=summary csv=csv verdict=verdict
             controls=controls more=more more_keys=&["rn", "rseed"] show_controls=show_controls>
             <div class="pair-layout">
                 <div class="pair-item">
@@ -314,13 +316,13 @@ pub fn ScoreRankFigure(
                     </LinkedFormula>
                 </div>
             </div>
-            <div class="readouts" aria-busy=move || ((model.attention.with(|a| a.is_none()) || model.scores_behind.get()) && model.score_on_screen.get()).to_string()>
+            <ReadoutRow busy=move || { (model.attention.with(|a| a.is_none()) || model.scores_behind.get()) && model.score_on_screen.get() }>
                 <Readout name="rank-s" label="rank S" value=Signal::derive(move || model.scores.with(|r| r.rank_s as f64)) format=whole />
                 <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.rank as f64).unwrap_or(f64::NAN))) format=pending_whole />
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
                 <Readout name="erank-a" label="effective rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.erank).unwrap_or(f64::NAN))) format=pending_four_digits />
-            </div>
-            {show_controls.then(|| view! { <LazySteps id="score-rank" asks=&ASKS /> })}
+            </ReadoutRow>
+            {show_controls.then(|| view! { <LazySteps id=FigureId::ScoreRank asks=&ASKS /> })}
         </Figure>
     }
 }

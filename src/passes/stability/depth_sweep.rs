@@ -2,12 +2,14 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::*;
 use super::model::StabilityModel;
 use super::schedule::sweep_hook::use_depth_sweep;
 use crate::math::stability::{Wiring, MAX_DEPTH, SWEEP_DEPTHS};
 use crate::widgets::format::number_or_f64_limit;
-use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
+use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, ReadoutRow, Tone};
 
 /// The sweep's readout names, in the order of [`Wiring::SWEEP`].
 pub const SWEEP_READOUTS: [&str; 4] = ["sweep-plain", "sweep-post", "sweep-pre", "sweep-residual"];
@@ -152,15 +154,15 @@ pub fn DepthSweepFigure(
     let controls = move || view! { <GainSlider model=model instance="-sweep" /> };
     let more = move || view! { <StackControls model=model instance="-sweep" with_gain=false /> };
     view! {
-        <Figure id="depth-sweep" on_screen=on_screen caption=caption summary=summary csv=csv
+        <Figure id=FigureId::DepthSweep on_screen=on_screen caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <Chart name="depth-sweep" spec=spec summary=summary aspect=0.55 />
-            <div class="readouts" aria-busy=move || (sweep.progress.get() < 1.0).to_string()>
+            <ReadoutRow busy=move || { sweep.progress.get() < 1.0 }>
                 {SWEEP_READOUTS.iter().enumerate().map(|(i, name)| {
                     let label = ["no residual, no norm (L = 128)", "post-norm (L = 128)", "pre-norm (L = 128)", "residual, no norm (L = 128)"][i];
                     view! { <Readout name=*name label=label value=at_deepest(i) format=number_or_f64_limit /> }
                 }).collect_view()}
-            </div>
+            </ReadoutRow>
         </Figure>
     }
 }

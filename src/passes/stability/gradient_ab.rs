@@ -2,6 +2,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::*;
 use super::draw::*;
 use super::model::StabilityModel;
@@ -10,7 +12,7 @@ use super::sentences::*;
 use crate::math::stability::{bottom_to_top, verdict_of};
 use crate::state::choices::GRADIENTS;
 use crate::widgets::format::number_or_f64_limit;
-use crate::widgets::{Chart, Figure, Heatmap, Readout, Select, Tone};
+use crate::widgets::{Chart, Figure, Heatmap, Readout, ReadoutRow, Select, Tone};
 
 /// Figure `gradient-ab`.
 #[component]
@@ -115,7 +117,7 @@ pub fn GradientAbFigure(
         }
     };
     view! {
-        <Figure id="gradient-ab" on_screen=on_screen caption=caption summary=summary csv=csv
+        <Figure id=FigureId::GradientAb on_screen=on_screen caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["ares", "anorm", "bres", "bnorm", "grad"] show_controls=show_controls>
             <p class="panel-label">{move || format!("A: {}", label_a.get())}</p>
             <div class="strip">
@@ -126,10 +128,10 @@ pub fn GradientAbFigure(
                 <Heatmap name="strip-b" grid=gb scale=STRIP_SCALE describe=describe_layer(run_b.result, model.weights) summary=Signal::derive(move || format!("Strip B, bottom over top {}.", number_or_f64_limit(rb.get()))) max_width=1200.0 height=32.0 />
             </div>
             <Chart name="gradient-ab-curve" spec=spec summary=summary aspect=0.45 />
-            <div class="readouts" aria-busy=move || (run_a.busy.get() || run_b.busy.get()).to_string() data-source=move || source_of(&[run_a, run_b])>
+            <ReadoutRow busy=move || { run_a.busy.get() || run_b.busy.get() } source=move || source_of(&[run_a, run_b])>
                 <Readout name="grad-ratio-a" label="A: bottom / top" value=ra format=number_or_f64_limit />
                 <Readout name="grad-ratio-b" label="B: bottom / top" value=rb format=number_or_f64_limit />
-            </div>
+            </ReadoutRow>
         </Figure>
     }
 }

@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::controls::*;
 use super::draw::*;
 use super::model::StabilityModel;
@@ -16,8 +18,8 @@ use crate::widgets::format::number_or_f64_limit;
 use crate::widgets::format::three_digits;
 use crate::widgets::format::{format_number, pending_whole, subscript};
 use crate::widgets::{
-    Chart, ColorBar, Figure, Heatmap, LinkSignal, LinkedFormula, Readout, Scale, Select, Slider,
-    Tone,
+    Chart, ColorBar, Figure, Heatmap, LinkSignal, LinkedFormula, Readout, ReadoutRow, Scale,
+    Select, Slider, Tone,
 };
 
 /// Layer `l` of a profile of gradient norms (layer 0 at the bottom) written as the top's
@@ -192,7 +194,7 @@ pub fn GradientFlowFigure(
         }
     };
     view! {
-        <Figure id="gradient-flow" linked=linked on_screen=on_screen verdict=verdict caption=caption summary=summary csv=csv
+        <Figure id=FigureId::GradientFlow linked=linked on_screen=on_screen verdict=verdict caption=caption summary=summary csv=csv
             controls=controls more=more more_keys=&["norm", "grad", "rho", "gain", "sseed", "dmodel", "heads", "seq"] show_controls=show_controls>
             <p class="panel-label">"Layer 0 (bottom, left) to layer L − 1 (top, right)"</p>
             <div class="strip">
@@ -210,13 +212,13 @@ pub fn GradientFlowFigure(
                 </p>
             </LinkedFormula>
             <Chart name="gradient-curve" spec=spec summary=curve_summary aspect=0.45 />
-            <div class="readouts" aria-busy=move || run.busy.get().to_string() data-source=move || source_of(&[run])>
+            <ReadoutRow busy=move || run.busy.get() source=move || source_of(&[run])>
                 <Readout name="grad-ratio" label="bottom / top" value=ratio format=number_or_f64_limit />
                 <Readout name="depth" label="depth L" value=Signal::derive(move || run.result.with(|r| r.as_ref().map_or(f64::NAN, |(d, _)| *d as f64))) format=pending_whole />
                 <Readout name="bottom-norm" label="‖grad‖ at layer 0" value=Signal::derive(move || norms.with(|n| n.first().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
                 <Readout name="top-norm" label="‖grad‖ at the top" value=Signal::derive(move || norms.with(|n| n.last().copied().unwrap_or(f64::NAN))) format=number_or_f64_limit />
-            </div>
-            {show_controls.then(|| view! { <LazySteps id="gradient-flow" asks=&ASKS /> })}
+            </ReadoutRow>
+            {show_controls.then(|| view! { <LazySteps id=FigureId::GradientFlow asks=&ASKS /> })}
         </Figure>
     }
 }

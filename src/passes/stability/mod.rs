@@ -12,6 +12,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::{FigureId, PassId};
+
 use crate::widgets::PassHeading;
 
 use crate::formulas;
@@ -35,26 +37,24 @@ pub use gradient_flow::GradientFlowFigure;
 pub use model::StabilityModel;
 pub use train_depth::TrainDepthFigure;
 
-/// One Pass 4 figure alone (the embed view); `None` for another pass's figure id.
-pub fn figure(id: &str, show_controls: bool) -> Option<AnyView> {
-    if !["gradient-flow", "gradient-ab", "depth-sweep", "train-depth"].contains(&id) {
-        return None;
-    }
-    if id == "train-depth" {
-        return Some(
-            view! { <TrainDepthFigure state=use_url_state() show_controls=show_controls /> }
-                .into_any(),
-        );
-    }
-    let model = StabilityModel::new(use_url_state());
+/// One Pass 4 figure alone (the embed view); `None` for another pass's figure.
+pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
+    let model = move || StabilityModel::new(use_url_state());
     Some(match id {
-        "gradient-flow" => {
-            view! { <GradientFlowFigure model=model show_controls=show_controls /> }.into_any()
+        FigureId::GradientFlow => {
+            view! { <GradientFlowFigure model=model() show_controls=show_controls /> }.into_any()
         }
-        "gradient-ab" => {
-            view! { <GradientAbFigure model=model show_controls=show_controls /> }.into_any()
+        FigureId::GradientAb => {
+            view! { <GradientAbFigure model=model() show_controls=show_controls /> }.into_any()
         }
-        _ => view! { <DepthSweepFigure model=model show_controls=show_controls /> }.into_any(),
+        FigureId::DepthSweep => {
+            view! { <DepthSweepFigure model=model() show_controls=show_controls /> }.into_any()
+        }
+        FigureId::TrainDepth => {
+            view! { <TrainDepthFigure state=use_url_state() show_controls=show_controls /> }
+                .into_any()
+        }
+        _ => return None,
     })
 }
 
@@ -64,7 +64,7 @@ pub fn StabilitySection() -> impl IntoView {
     let model = StabilityModel::new(use_url_state());
     view! {
         <section class="pass" id="stability" aria-labelledby="stability-title">
-            <PassHeading id="stability" />
+            <PassHeading id=PassId::Stability />
             <p class="claim">
                 "Backpropagation through a deep stack multiplies one Jacobian per layer, and without help the product vanishes: the bottom layers stop learning. A residual connection adds an identity path that keeps the gradient alive. "
                 "Turn the residual off and raise the depth: layer 0 goes dark."

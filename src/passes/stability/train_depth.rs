@@ -3,6 +3,8 @@
 
 use leptos::prelude::*;
 
+use crate::state::registry::FigureId;
+
 use super::steps::TRAIN_ASKS;
 use crate::math::train::presets::{warmup_for, DEPTH_RUN, WEIGHT_DECAY};
 use crate::math::train::{Optimizer, Point, RunConfig, TaskShape};
@@ -16,7 +18,7 @@ use crate::widgets::training_view::{
     RunPair, TrainBar, LAYER_SCALE, LEARNED,
 };
 use crate::widgets::{
-    Axis, Chart, Figure, Heatmap, Readout, Scale, SeedField, Select, Slider, Toggle,
+    Axis, Chart, Figure, Heatmap, Readout, ReadoutRow, Scale, SeedField, Select, Slider, Toggle,
 };
 
 /// Run A's or B's configuration from the address.
@@ -250,7 +252,7 @@ pub fn TrainDepthFigure(
         }
     };
     view! {
-        <Figure id="train-depth" on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
+        <Figure id=FigureId::TrainDepth on_screen=on_screen caption=caption summary=summary csv=csv verdict=verdict
             train=runs.attribute(paused)
             controls=controls more=more more_keys=&["twarma", "twarmb", "topt", "tlr", "tsteps", "ttask", "tseed"] show_controls=show_controls>
             <TrainBar runs=runs steps=steps paused=paused restart=restart />
@@ -265,7 +267,7 @@ pub fn TrainDepthFigure(
                 <Heatmap name="train-depth-grads-b" grid=grid_b scale=LAYER_SCALE describe=describe(b) summary=Signal::derive(move || format!("Run B's gradient norm by block and step, {} steps.", b.step.get())) max_width=1200.0 height=72.0 />
             </div>
             <p class="control-note">"Colour: log₁₀ ‖∂L/∂θ‖ from 10⁻⁸ (dark) to 10 (bright). Each run trains in a Web Worker of its own: its untrained state is measured when the figure comes near the screen, training starts once the figure stays there, and goes on to the end even when scrolled away."</p>
-            <div class="readouts" aria-busy=move || runs.measuring().to_string()>
+            <ReadoutRow busy=move || runs.measuring()>
                 <Readout name="step" label="Step" value=step format=whole />
                 <Readout name="loss-a" label="A: loss" value=latest(a, |p| p.loss) format=pending_three_digits />
                 <Readout name="loss-b" label="B: loss" value=latest(b, |p| p.loss) format=pending_three_digits />
@@ -275,8 +277,8 @@ pub fn TrainDepthFigure(
                 <Readout name="grad-ratio-b" label="B: bottom / top ‖∂L/∂θ‖" value=bottom_over_top(b) format=pending_three_digits />
                 <Readout name="learned" label="Learned" value=learned format=learned_text />
                 <Readout name="steps-per-second" label="Steps/s" value=rate format=pending_three_digits />
-            </div>
-            {show_controls.then(|| view! { <LazySteps id="train-depth" asks=&TRAIN_ASKS /> })}
+            </ReadoutRow>
+            {show_controls.then(|| view! { <LazySteps id=FigureId::TrainDepth asks=&TRAIN_ASKS /> })}
         </Figure>
     }
 }

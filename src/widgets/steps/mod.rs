@@ -18,11 +18,13 @@
 //!
 //! The module's parts, one job each: [`table`] (the step table's types and how an answer
 //! is decided), [`sentences`] (templates filled in from readouts), [`animation`] (states
-//! and the move between them), [`figure_dom`] (reading the figure's readouts and placing
-//! focus), [`memory`] (answers remembered in the browser); this file is the strip itself.
+//! and the move between them), [`focus`] (placing the keyboard focus in the strip),
+//! [`memory`] (answers remembered in the browser); this file is the strip itself. The
+//! strip reads its figure through the figure's [`FigureReadings`] (signals), not through
+//! the page.
 
 pub mod animation;
-pub mod figure_dom;
+pub mod focus;
 pub mod memory;
 pub mod sentences;
 pub mod table;
@@ -34,11 +36,11 @@ pub use table::{readout_number, Decide, Measure, Prediction, Readouts, Step};
 use leptos::html;
 use leptos::prelude::*;
 
+use super::readings::FigureReadings;
+use crate::state::registry::FigureId;
 use crate::state::{use_url_state, Value};
 use animation::{keys_of, move_to};
-use figure_dom::{
-    focus_in_strip, focus_is_ours, mark_step, readouts_of, restore_focus, settled, verdict_of,
-};
+use focus::{focus_in_strip, focus_is_ours, restore_focus};
 use memory::{remember, remembered};
 
 /// Where the strip is.
@@ -52,10 +54,12 @@ enum Phase {
     Moving(usize, Option<&'static str>),
 }
 
-/// The "Try it" strip of figure `id` running `steps`.
+/// The "Try it" strip of `figure` running `steps`, reading the figure through
+/// `readings`.
 #[component]
-pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
+pub fn Steps(figure: FigureId, steps: &'static [Step], readings: FigureReadings) -> impl IntoView {
     let state = use_url_state();
+    let id = figure.as_str();
     let total = steps.len();
     let phase = RwSignal::new(Phase::At(0));
     // The values of the steps' keys before the first step ran (what Back returns to).
@@ -79,19 +83,19 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
     // Says step k's sentence once the figure has caught up with the state (Pass 3 and 4
     // compute off the input), filled in from its readouts.
     let say_when_settled = move |k: usize, reader: Option<&'static str>, refocus: bool| {
-        fn poll(id: &'static str, tries: u32, f: std::rc::Rc<dyn Fn()>) {
-            if settled(id) || tries == 0 {
+        fn poll(readings: FigureReadings, tries: u32, f: std::rc::Rc<dyn Fn()>) {
+            if readings.settled() || tries == 0 {
                 f();
             } else {
                 set_timeout(
-                    move || poll(id, tries - 1, f),
+                    move || poll(readings, tries - 1, f),
                     std::time::Duration::from_millis(50),
                 );
             }
         }
         let f = std::rc::Rc::new(move || {
-            let now = readouts_of(id);
-            let verdict = verdict_of(id);
+            let now = readings.readouts();
+            let verdict = readings.verdict();
             let step = &steps[k - 1];
             let text = was.with_value(|was| fill(step.see, &now, was, &verdict));
             if let Some(p) = &step.predict {
@@ -109,31 +113,31 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
             }
             said.set(text);
             phase.set(Phase::At(k));
-            mark_step(id, k);
+            readings.step_at.set(k);
             if refocus {
                 restore_focus(id);
             }
         });
         // One frame for the last change to reach the figure, then wait for it to settle.
         // Up to 30 s: a training figure settles when its runs are done.
-        request_animation_frame(move || poll(id, 600, f));
+        request_animation_frame(move || poll(readings, 600, f));
     };
     let run_to = move |k: usize, reader: Option<&'static str>| {
         if base.with_value(Vec::is_empty) {
             snapshot_base();
         }
-        was.set_value(readouts_of(id));
+        was.set_value(readings.readouts());
         revealed.set(None);
         phase.set(Phase::Moving(k, reader));
         let target = base.with_value(|b| state_at(b, steps, k));
         move_to(state, target, move || {
             // The address names the step once its state is reached, so that an address
             // with `step=k` always holds the step's values.
-            state.step.set((k > 0).then_some((id, k as u32)));
+            state.step.set((k > 0).then_some((figure, k as u32)));
             if k == 0 {
                 said.set(String::new());
                 phase.set(Phase::At(0));
-                mark_step(id, 0);
+                readings.step_at.set(0);
                 restore_focus(id);
             } else {
                 say_when_settled(k, reader, true);
@@ -180,13 +184,13 @@ pub fn Steps(id: &'static str, steps: &'static [Step]) -> impl IntoView {
     let opened_at = state
         .step
         .get_untracked()
-        .filter(|(f, _)| *f == id)
+        .filter(|(f, _)| *f == figure)
         .map(|(_, k)| k as usize);
     if let Some(k) = opened_at.filter(|k| (1..=total).contains(k)) {
         request_animation_frame(move || {
             snapshot_base();
             // The base is the state before any step: the link's values stand for it.
-            was.set_value(readouts_of(id));
+            was.set_value(readings.readouts());
             let target = base.with_value(|b| state_at(b, steps, k));
             state.set_many(target);
             say_when_settled(k, None, false);
