@@ -29,5 +29,13 @@ cargo test
 component_tests
 step "release build of dist/"
 scripts/dist.sh
-step "end-to-end tests (Playwright + Debian's Chromium, dist/ under a sub-path)"
-node --test --test-concurrency=1 tests/e2e/
+# The suites that time nothing run two at a time; a suite that measures the page's speed
+# says so on its first line ("// Timed:") and runs alone afterwards, so that no other
+# browser shares the machine's two cores while it measures.
+timed=$(grep -l '^// Timed:' tests/e2e/*.test.mjs)
+untimed=$(grep -L '^// Timed:' tests/e2e/*.test.mjs)
+step "end-to-end tests, two at a time: $(echo $untimed | wc -w) suites that time nothing"
+node --test --test-concurrency=2 $untimed
+step "end-to-end tests, one at a time: $(echo $timed | wc -w) timed suites"
+node --test --test-concurrency=1 $timed
+step "done"

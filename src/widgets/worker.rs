@@ -250,9 +250,30 @@ pub fn use_worker_answer<T: Clone + PartialEq + Send + Sync + 'static>(
     decode: fn(&Job, &[f64]) -> Option<T>,
     active: RwSignal<bool>,
 ) -> Memo<Option<T>> {
+    use_worker_job(request, decode, active).answer
+}
+
+/// A job's answer as [`use_worker_answer`] gives it, and whether the job is in flight.
+#[derive(Clone, Copy)]
+pub struct WorkerJob<T: Send + Sync + 'static> {
+    /// The decoded answer to the latest request (see [`use_worker_answer`]).
+    pub answer: Memo<Option<T>>,
+    /// The latest request was sent to the worker and its answer has not arrived: true even
+    /// when the figure has since left the screen (the worker finishes what it was sent).
+    pub in_flight: Signal<bool>,
+}
+
+/// [`use_worker_answer`], with whether its job is in flight.
+pub fn use_worker_job<T: Clone + PartialEq + Send + Sync + 'static>(
+    request: impl Fn() -> Job + Send + Sync + 'static,
+    decode: fn(&Job, &[f64]) -> Option<T>,
+    active: RwSignal<bool>,
+) -> WorkerJob<T> {
     let request = Memo::new(move |_| request());
     let from_worker = RwSignal::new(None::<(Job, T)>);
-    let sent = StoredValue::new(None::<Job>);
+    let sent = RwSignal::new(None::<Job>);
+    // The last request an answer arrived for (decoded or not).
+    let answered = RwSignal::new(None::<Job>);
     Effect::new(move |_| {
         // Only for a figure a reader can see: the worker (and its 47 KiB) is not even
         // fetched until Pass 3 comes near the screen.
@@ -260,20 +281,21 @@ pub fn use_worker_answer<T: Clone + PartialEq + Send + Sync + 'static>(
             return;
         }
         let job = request.get();
-        if job.runs_inline() || sent.with_value(|l| l.as_ref() == Some(&job)) {
+        if job.runs_inline() || sent.with_untracked(|l| l.as_ref() == Some(&job)) {
             return;
         }
-        sent.set_value(Some(job.clone()));
+        sent.set(Some(job.clone()));
         let asked = job.clone();
         submit(job, move |payload| {
             if request.with_untracked(|latest| *latest == asked) {
+                answered.set(Some(asked.clone()));
                 if let Some(answer) = decode(&asked, &payload) {
                     from_worker.set(Some((asked, answer)));
                 }
             }
         });
     });
-    Memo::new(move |prev: Option<&Option<T>>| {
+    let answer = Memo::new(move |prev: Option<&Option<T>>| {
         let job = request.get();
         if job.runs_inline() {
             if !active.get() {
@@ -288,5 +310,11 @@ pub fn use_worker_answer<T: Clone + PartialEq + Send + Sync + 'static>(
             Some((answered, value)) if *answered == job => Some(value.clone()),
             _ => None,
         })
-    })
+    });
+    let in_flight = Signal::derive(move || {
+        request.with(|job| {
+            sent.with(|s| s.as_ref() == Some(job)) && answered.with(|a| a.as_ref() != Some(job))
+        })
+    });
+    WorkerJob { answer, in_flight }
 }

@@ -1,3 +1,5 @@
+// Timed: this suite measures the page's speed (or waits on workers that do), so
+// scripts/test.sh runs it alone, after the suites that run two at a time.
 // Pass 2 end to end: memory and FLOPs figures follow every control and agree with values
 // computed by hand; a URL restores model and context; an invalid custom configuration is
 // named in the page; the in-browser measurement runs, fits an exponent and can be cancelled.

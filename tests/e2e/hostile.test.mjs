@@ -1,12 +1,12 @@
 // Bad input: hundreds (thousands in `make hardening`) of generated hostile query strings (fixed seed), each
 // loaded in the page, and the whole site under a strict Content-Security-Policy.
-// FUZZ_QUERIES overrides the count (default 300; `make hardening` runs 20,000); FUZZ_SEED the seed.
+// FUZZ_QUERIES overrides the count (default 150; `make hardening` runs 20,000); FUZZ_SEED the seed.
 import { test, before, after } from 'node:test';
 import assert from 'node:assert/strict';
 import { figureIds, launch, loadPasses, openPage, urlKeyRows } from './harness.mjs';
 import { strictPolicy } from './csp.mjs';
 
-const QUERIES = Number(process.env.FUZZ_QUERIES ?? 300);
+const QUERIES = Number(process.env.FUZZ_QUERIES ?? 150);
 const SEED = Number(process.env.FUZZ_SEED ?? 20261201);
 
 /** The URL table of docs/url-state.md: key → { range, options, default } (the public contract). */

@@ -1,3 +1,5 @@
+// Timed: this suite measures the page's speed (or waits on workers that do), so
+// scripts/test.sh runs it alone, after the suites that run two at a time.
 // Pass 3 end to end: every control moves its figure, rank(S) ≤ d_k and the softmax's
 // effect on rank are read out, Eckart–Young errors and LoRA counts agree with closed forms
 // computed here, the URL restores every figure, each figure embeds alone, CSV export.

@@ -1,3 +1,5 @@
+// Timed: this suite measures the page's speed (or waits on workers that do), so
+// scripts/test.sh runs it alone, after the suites that run two at a time.
 // Pass 4 end to end: a real stack computed in the browser. Each control moves its figure,
 // the verdicts follow the numbers, depth 1 gives a ratio of exactly 1, overflow is named
 // and never printed as inf or NaN, the URL restores, each figure embeds, CSV export.

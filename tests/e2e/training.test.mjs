@@ -1,3 +1,5 @@
+// Timed: this suite measures the page's speed (or waits on workers that do), so
+// scripts/test.sh runs it alone, after the suites that run two at a time.
 // The training figures end to end: a fresh load trains both runs to `done` in workers with
 // the curves drawn and the default outcome (the pre-norm residual stack learns, the plain
 // one does not); the same address gives the same CSV byte for byte; pause, resume and

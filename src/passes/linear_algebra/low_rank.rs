@@ -171,7 +171,7 @@ pub fn LowRankFigure(
             </div>
             <ColorBar scale=TARGET_SCALE label="entries (same scale for both)" />
             <Chart name="rank-error" spec=curve summary=Signal::derive(move || format!("Relative error against k; {} at the marked k.", pending_or(error.get(), 3))) aspect=0.45 />
-            <ReadoutRow busy=move || { model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get() }>
+            <ReadoutRow busy=move || { (model.target_answer.with(|a| a.is_none()) && model.target_on_screen.get()) || model.target_in_flight.get() }>
                 <Readout name="rel-error" label="relative error at k" value=error format=pending_four_digits />
             </ReadoutRow>
         </Figure>

@@ -19,7 +19,7 @@ use crate::state::choices::{DTYPES, LORA_SHAPES, SHOWN_MATRICES, TARGETS};
 use crate::state::Params;
 use crate::state::UrlState;
 use crate::widgets::timing::follow_in_own_task;
-use crate::widgets::worker::use_worker_answer;
+use crate::widgets::worker::use_worker_job;
 
 /// Most tokens of Pass 3.
 pub const MAX_N: usize = 256;
@@ -57,12 +57,17 @@ pub struct LinearAlgebraModel {
     pub scores: Memo<ScoreRank>,
     /// The scores have not caught up with the controls yet (computed in the worker).
     pub scores_behind: Signal<bool>,
+    /// S, A or the attention's spectrum sent to the worker and not answered yet (the
+    /// figure may have left the screen since).
+    pub score_in_flight: Signal<bool>,
     /// σ(A) for the current (seed, n, d_k), from the worker; `None` while computing.
     pub attention: Memo<Option<Spectrum>>,
     pub k: Memo<usize>,
     pub target: Memo<DMatrix<f64>>,
     /// σ(T) and T_k for the current target and k, from the worker; `None` while computing.
     pub target_answer: Memo<Option<TargetAnswer>>,
+    /// The target's approximation sent to the worker and not answered yet.
+    pub target_in_flight: Signal<bool>,
     /// The last answer drawn (kept while a newer one is computed, so nothing flickers).
     pub shown_answer: Memo<TargetAnswer>,
     pub approx: Memo<DMatrix<f64>>,
@@ -87,7 +92,7 @@ impl LinearAlgebraModel {
         let score_on_screen = RwSignal::new(false);
         // S, A and σ(S): on the page up to 128 tokens, in the worker above (their task could
         // pass 50 ms there on a slow day).
-        let score_answer = use_worker_answer(
+        let score_job = use_worker_job(
             move || Job::Scores {
                 seed: seed.get(),
                 n: n.get(),
@@ -96,6 +101,7 @@ impl LinearAlgebraModel {
             decode_scores,
             score_on_screen,
         );
+        let score_answer = score_job.answer;
         // The latest answer, or the last one shown while a newer one is computed (nothing
         // flickers); before any answer, computed here once, so no number shown is a
         // placeholder.
@@ -122,7 +128,7 @@ impl LinearAlgebraModel {
                 target_pattern((TARGETS.value_of(id))(seed), n)
             }
         });
-        let attention = use_worker_answer(
+        let attention_job = use_worker_job(
             move || Job::AttentionSpectrum {
                 seed: seed.get(),
                 n: n.get(),
@@ -136,7 +142,8 @@ impl LinearAlgebraModel {
             },
             score_on_screen,
         );
-        let target_answer = use_worker_answer(
+        let attention = attention_job.answer;
+        let target_job = use_worker_job(
             move || Job::TargetApproximation {
                 pattern: (TARGETS.value_of(target_id.get()))(seed.get()),
                 n: n.get(),
@@ -145,6 +152,7 @@ impl LinearAlgebraModel {
             |_, payload| decode_target(payload),
             target_on_screen,
         );
+        let target_answer = target_job.answer;
         let shown_answer = Memo::new(move |prev: Option<&TargetAnswer>| {
             target_answer
                 .get()
@@ -211,10 +219,14 @@ impl LinearAlgebraModel {
             target_on_screen,
             scores,
             scores_behind,
+            score_in_flight: Signal::derive(move || {
+                score_job.in_flight.get() || attention_job.in_flight.get()
+            }),
             attention,
             k,
             target,
             target_answer,
+            target_in_flight: target_job.in_flight,
             shown_answer,
             approx,
             errors,

@@ -316,7 +316,7 @@ pub fn ScoreRankFigure(
                     </LinkedFormula>
                 </div>
             </div>
-            <ReadoutRow busy=move || { (model.attention.with(|a| a.is_none()) || model.scores_behind.get()) && model.score_on_screen.get() }>
+            <ReadoutRow busy=move || { ((model.attention.with(|a| a.is_none()) || model.scores_behind.get()) && model.score_on_screen.get()) || model.score_in_flight.get() }>
                 <Readout name="rank-s" label="rank S" value=Signal::derive(move || model.scores.with(|r| r.rank_s as f64)) format=whole />
                 <Readout name="rank-a" label="rank A" value=Signal::derive(move || model.attention.with(|a| a.as_ref().map(|a| a.rank as f64).unwrap_or(f64::NAN))) format=pending_whole />
                 <Readout name="erank-s" label="effective rank S" value=Signal::derive(move || model.scores.with(|r| r.erank_s)) />
