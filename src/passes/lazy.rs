@@ -224,6 +224,57 @@ fn use_linked(pass: LazyPass) -> RwSignal<bool> {
     linked
 }
 
+/// The page's one lazy loader: until `wanted`, `pending` holds the place; then `loading`
+/// while `load` fetches the module and builds the view; `arrived(ok)` runs once it is
+/// there (or has failed); a failure shows `failed`, whose "Try again" loads again.
+/// Used for a pass's section, the rest of a pass, a figure's guided steps, and a figure
+/// alone in the embed view.
+fn lazily(
+    wanted: Memo<bool>,
+    pending: impl Fn() -> AnyView + Copy + Send + Sync + 'static,
+    loading: impl Fn() -> AnyView + Copy + Send + Sync + 'static,
+    load: impl Fn() -> PendingView + Copy + Send + Sync + 'static,
+    arrived: impl Fn(bool) + Copy + Send + Sync + 'static,
+    failed: impl Fn(RwSignal<u32>) -> AnyView + Copy + Send + Sync + 'static,
+) -> AnyView {
+    let attempt = RwSignal::new(0_u32);
+    view! {
+        <Show when=move || wanted.get() fallback=pending>
+            <Suspense fallback=loading>
+                {move || {
+                    attempt.track();
+                    Suspend::new(send_wrapper::SendWrapper::new(async move {
+                        let loaded = load().await;
+                        arrived(loaded.is_ok());
+                        loaded.unwrap_or_else(|PassLoadError| failed(attempt))
+                    }))
+                }}
+            </Suspense>
+        </Show>
+    }
+    .into_any()
+}
+
+/// Wanted once `near`, `linked` or `printing` (or `opened`) has been true: once asked for,
+/// a lazy block stays (scrolling away must not unload what the reader saw).
+fn wanted_once(
+    near: RwSignal<bool>,
+    also: impl Fn() -> bool + Send + Sync + 'static,
+) -> Memo<bool> {
+    Memo::new(move |was: Option<&bool>| was.copied().unwrap_or(false) || near.get() || also())
+}
+
+/// After a block arrived above the screen, or for a link to it: the page goes (back) to the
+/// fragment, which the block's height would otherwise push away.
+fn keep_fragment(linked: RwSignal<bool>, loading: NodeRef<leptos::html::Div>) {
+    let rect = loading
+        .get_untracked()
+        .map(|el| el.get_bounding_client_rect());
+    if linked.get_untracked() || (is_above_screen(rect) && is_at_fragment()) {
+        request_animation_frame(scroll_to_fragment);
+    }
+}
+
 /// A lazily loaded section: a placeholder until it comes within a screen of the viewport,
 /// then the pass itself once its module has been fetched.
 #[component]
@@ -233,57 +284,41 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
     observe_near_screen(node, near, "100% 0px");
     // Printing asks for every pass: one not yet here is fetched for the next printout.
     let printing = use_printing();
-    // Once asked for, a pass stays: scrolling away must not unload what the reader saw.
     let linked = use_linked(pass);
-    let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || linked.get() || near.get() || printing.get()
-    });
-    let attempt = RwSignal::new(0_u32);
+    let wanted = wanted_once(near, move || linked.get() || printing.get());
     let loading = NodeRef::<leptos::html::Section>::new();
-    view! {
-        <Show when=move || wanted.get() fallback=move || placeholder(pass, loading_status(pass), node, false)>
-            <Suspense fallback=move || placeholder(pass, loading_status(pass), loading, false)>
-                {move || {
-                    attempt.track();
-                    Suspend::new(send_wrapper::SendWrapper::new(async move {
-                        match pass.section().await {
-                            Ok(section) => {
-                                let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
-                                // Its own fragment, or one below that the page stands at
-                                // and that this section's height would push away.
-                                if linked.get_untracked()
-                                    || (is_above_screen(rect) && is_at_fragment())
-                                {
-                                    request_animation_frame(scroll_to_fragment);
-                                }
-                                section
-                            }
-                            Err(PassLoadError) => placeholder(pass, failed_status(pass, attempt), NodeRef::new(), true),
-                        }
-                    }))
-                }}
-            </Suspense>
-        </Show>
-    }
+    lazily(
+        wanted,
+        move || placeholder(pass, loading_status(pass), node, false),
+        move || placeholder(pass, loading_status(pass), loading, false),
+        move || Box::pin(pass.section()),
+        move |ok| {
+            // Its own fragment, or one below that the page stands at and that this
+            // section's height would push away.
+            let rect = loading
+                .get_untracked()
+                .map(|el| el.get_bounding_client_rect());
+            if ok && (linked.get_untracked() || (is_above_screen(rect) && is_at_fragment())) {
+                request_animation_frame(scroll_to_fragment);
+            }
+        },
+        move |attempt| placeholder(pass, failed_status(pass, attempt), NodeRef::new(), true),
+    )
 }
 
 /// One figure of a lazily loaded pass alone (the embed view), fetched at once.
 #[component]
 pub fn LazyFigure(pass: LazyPass, id: FigureId, show_controls: bool) -> impl IntoView {
-    let attempt = RwSignal::new(0_u32);
-    view! {
-        <Suspense fallback=move || view! { <p class="pass-status" role="status">"Loading the figure…"</p> }>
-            {move || {
-                attempt.track();
-                Suspend::new(send_wrapper::SendWrapper::new(async move {
-                    match pass.figure(id, show_controls).await {
-                        Ok(figure) => figure,
-                        Err(PassLoadError) => failed_status(pass, attempt),
-                    }
-                }))
-            }}
-        </Suspense>
-    }
+    let status =
+        || view! { <p class="pass-status" role="status">"Loading the figure…"</p> }.into_any();
+    lazily(
+        Memo::new(|_| true),
+        status,
+        status,
+        move || Box::pin(pass.figure(id, show_controls)),
+        |_| {},
+        move |attempt| failed_status(pass, attempt),
+    )
 }
 
 /// How near the screen the rest of a pass is fetched: a quarter of a screen ahead.
@@ -300,49 +335,39 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     let linked = match part {
         LazyPart::BackpropDerivation => use_linked(LazyPass::BackpropDerivation),
     };
-    let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || linked.get() || near.get() || printing.get()
-    });
-    let attempt = RwSignal::new(0_u32);
+    let wanted = wanted_once(near, move || linked.get() || printing.get());
     let loading = NodeRef::<leptos::html::Div>::new();
     let name = match part {
         LazyPart::BackpropDerivation => "backprop-derivation",
     };
-    let pending = move || {
-        view! {
-            <div class="part-pending" data-lazy-part=name node_ref=node>
-                <p class="pass-status" role="status">"Loading the rest of this pass…"</p>
-            </div>
-        }
-    };
-    view! {
-        <Show when=move || wanted.get() fallback=pending>
-            <Suspense fallback=move || view! { <div class="part-pending" node_ref=loading><p class="pass-status" role="status">"Loading the rest of this pass…"</p></div> }>
-                {move || {
-                    attempt.track();
-                    Suspend::new(send_wrapper::SendWrapper::new(async move {
-                        let loaded = match LOADERS.get() {
-                            Some(loaders) => (loaders.part)(part).await,
-                            None => Err(PassLoadError),
-                        };
-                        let rect = loading.get_untracked().map(|el| el.get_bounding_client_rect());
-                        if linked.get_untracked() || (is_above_screen(rect) && is_at_fragment()) {
-                            // The page went to a later fragment before this part arrived
-                            // above it: the part's height would push the target away.
-                            request_animation_frame(scroll_to_fragment);
-                        }
-                        loaded.unwrap_or_else(|PassLoadError| {
-                            try_again(
-                                "The rest of this pass could not be loaded (are you offline?). ".into(),
-                                attempt,
-                                Some(name),
-                            )
-                        })
-                    }))
-                }}
-            </Suspense>
-        </Show>
-    }
+    lazily(
+        wanted,
+        move || {
+            view! {
+                <div class="part-pending" data-lazy-part=name node_ref=node>
+                    <p class="pass-status" role="status">"Loading the rest of this pass…"</p>
+                </div>
+            }
+            .into_any()
+        },
+        move || {
+            view! { <div class="part-pending" node_ref=loading><p class="pass-status" role="status">"Loading the rest of this pass…"</p></div> }.into_any()
+        },
+        move || match LOADERS.get() {
+            Some(loaders) => (loaders.part)(part),
+            None => Box::pin(async { Err(PassLoadError) }),
+        },
+        // The page went to a later fragment before this part arrived above it: the part's
+        // height would push the target away.
+        move |_| keep_fragment(linked, loading),
+        move |attempt| {
+            try_again(
+                "The rest of this pass could not be loaded (are you offline?). ".into(),
+                attempt,
+                Some(name),
+            )
+        },
+    )
 }
 
 /// Whether a box starts above the top of the viewport (so that, growing, it pushes down
@@ -393,39 +418,29 @@ pub fn LazySteps(
         .step
         .get_untracked()
         .is_some_and(|(figure, _)| figure == id);
-    let wanted = Memo::new(move |was: Option<&bool>| {
-        was.copied().unwrap_or(false) || opened_here || near.get()
-    });
-    let attempt = RwSignal::new(0_u32);
-    let pending = move || steps_placeholder(asks, node);
+    let wanted = wanted_once(near, move || opened_here);
     // Steps belong to a figure: outside one (a mistake the end-to-end tests of every strip
     // would show) they are not offered.
     let Some(readings) = use_figure_readings() else {
         return ().into_any();
     };
-    view! {
-        <Show when=move || wanted.get() fallback=pending>
-            <Suspense fallback=move || steps_placeholder(asks, NodeRef::new())>
-                {move || {
-                    attempt.track();
-                    Suspend::new(send_wrapper::SendWrapper::new(async move {
-                        let loaded = match LOADERS.get() {
-                            Some(loaders) => (loaders.steps)(id, readings).await,
-                            None => Err(PassLoadError),
-                        };
-                        loaded.unwrap_or_else(|PassLoadError| {
-                            try_again(
-                                "The guided steps could not be loaded (are you offline?). ".into(),
-                                attempt,
-                                None,
-                            )
-                        })
-                    }))
-                }}
-            </Suspense>
-        </Show>
-    }
-    .into_any()
+    lazily(
+        wanted,
+        move || steps_placeholder(asks, node).into_any(),
+        move || steps_placeholder(asks, NodeRef::new()).into_any(),
+        move || match LOADERS.get() {
+            Some(loaders) => (loaders.steps)(id, readings),
+            None => Box::pin(async { Err(PassLoadError) }),
+        },
+        |_| {},
+        |attempt| {
+            try_again(
+                "The guided steps could not be loaded (are you offline?). ".into(),
+                attempt,
+                None,
+            )
+        },
+    )
 }
 
 #[cfg(test)]
