@@ -43,7 +43,7 @@ hardening: dist
 	SOAK_CHANGES=50000 node --test tests/e2e/soak.test.mjs
 
 native-test:
-	cargo test
+	@scripts/native-test.sh
 
 component-test: setup
 	@scripts/test.sh components

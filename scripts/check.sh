@@ -8,7 +8,7 @@ export PATH="$HOME/.cargo/bin:$PWD/node_modules/.bin:$PATH"
 echo "== formatting (cargo fmt --check)"
 if cargo fmt --version >/dev/null 2>&1; then cargo fmt --check; else echo "rustfmt not installed: formatting not checked"; fi
 echo "== native tests (cargo test)"
-cargo test
+scripts/native-test.sh
 echo "== release build of dist/"
 scripts/dist.sh
 echo "== smoke test of the page"

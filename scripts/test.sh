@@ -25,7 +25,7 @@ step "formatting (cargo fmt --check)"
 # rustfmt is a rustup component; a machine without it skips the check and says so.
 if cargo fmt --version >/dev/null 2>&1; then cargo fmt --check; else echo "rustfmt not installed: formatting not checked"; fi
 step "native tests (cargo test)"
-cargo test
+scripts/native-test.sh
 component_tests
 step "release build of dist/"
 scripts/dist.sh
