@@ -266,10 +266,7 @@ fn wanted_once(
 
 /// After a block arrived above the screen, or for a link to it: the page goes (back) to the
 /// fragment, which the block's height would otherwise push away.
-fn keep_fragment(linked: RwSignal<bool>, loading: NodeRef<leptos::html::Div>) {
-    let rect = loading
-        .get_untracked()
-        .map(|el| el.get_bounding_client_rect());
+fn keep_fragment(linked: RwSignal<bool>, rect: Option<web_sys::DomRect>) {
     if linked.get_untracked() || (is_above_screen(rect) && is_at_fragment()) {
         request_animation_frame(scroll_to_fragment);
     }
@@ -292,14 +289,11 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
         move || placeholder(pass, loading_status(pass), node, false),
         move || placeholder(pass, loading_status(pass), loading, false),
         move || Box::pin(pass.section()),
+        // Its own fragment, or one below that the page stands at and that this section's
+        // height would push away (a section that failed leaves the page where it is).
         move |ok| {
-            // Its own fragment, or one below that the page stands at and that this
-            // section's height would push away.
-            let rect = loading
-                .get_untracked()
-                .map(|el| el.get_bounding_client_rect());
-            if ok && (linked.get_untracked() || (is_above_screen(rect) && is_at_fragment())) {
-                request_animation_frame(scroll_to_fragment);
+            if ok {
+                keep_fragment(linked, rect_of(loading));
             }
         },
         move |attempt| placeholder(pass, failed_status(pass, attempt), NodeRef::new(), true),
@@ -359,7 +353,7 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
         },
         // The page went to a later fragment before this part arrived above it: the part's
         // height would push the target away.
-        move |_| keep_fragment(linked, loading),
+        move |_| keep_fragment(linked, rect_of(loading)),
         move |attempt| {
             try_again(
                 "The rest of this pass could not be loaded (are you offline?). ".into(),
@@ -368,6 +362,19 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
             )
         },
     )
+}
+
+/// Where the element of `node` is, if it is on the page.
+fn rect_of<E>(node: NodeRef<E>) -> Option<web_sys::DomRect>
+where
+    E: leptos::html::ElementType,
+    E::Output: wasm_bindgen::JsCast + Clone + 'static,
+{
+    use wasm_bindgen::JsCast;
+    node.get_untracked().and_then(|el| {
+        el.dyn_ref::<web_sys::Element>()
+            .map(|e| e.get_bounding_client_rect())
+    })
 }
 
 /// Whether a box starts above the top of the viewport (so that, growing, it pushes down

@@ -185,13 +185,16 @@ impl FigureId {
         Self::TrainDepth,
     ];
 
-    /// Its row of the registry (every figure has one: a test holds it).
+    /// Its pass and its row of the registry (every figure has one: a test holds it).
+    fn row(self) -> (&'static PassInfo, &'static FigureInfo) {
+        figure_rows()
+            .find(|(_, f)| f.figure == self)
+            .unwrap_or((&PASSES[0], &PASSES[0].figures[0]))
+    }
+
+    /// Its row of the registry.
     pub fn info(self) -> &'static FigureInfo {
-        PASSES
-            .iter()
-            .flat_map(|p| p.figures.iter())
-            .find(|f| f.figure == self)
-            .unwrap_or(&PASSES[0].figures[0])
+        self.row().1
     }
 
     /// Its public id (`data-figure`, `embed=`, `#<id>`).
@@ -206,16 +209,22 @@ impl FigureId {
 
     /// The pass that shows it.
     pub fn pass(self) -> &'static PassInfo {
-        PASSES
-            .iter()
-            .find(|p| p.figures.iter().any(|f| f.figure == self))
-            .unwrap_or(&PASSES[0])
+        self.row().0
     }
 
     /// The figure whose public id is `id`.
     pub fn parse(id: &str) -> Option<FigureId> {
-        figure_info(id).map(|f| f.figure)
+        figure_rows()
+            .find(|(_, f)| f.id == id)
+            .map(|(_, f)| f.figure)
     }
+}
+
+/// Every figure's row with its pass's, in page order.
+fn figure_rows() -> impl Iterator<Item = (&'static PassInfo, &'static FigureInfo)> {
+    PASSES
+        .iter()
+        .flat_map(|p| p.figures.iter().map(move |f| (p, f)))
 }
 
 impl PassId {
@@ -243,26 +252,13 @@ pub fn pass(id: &str) -> Option<&'static PassInfo> {
     PASSES.iter().find(|p| p.id == id)
 }
 
-/// The figure with id `id`.
-pub fn figure_info(id: &str) -> Option<&'static FigureInfo> {
-    PASSES
-        .iter()
-        .flat_map(|p| p.figures.iter())
-        .find(|f| f.id == id)
-}
-
-/// Every figure id, in page order.
-pub fn figure_ids() -> impl Iterator<Item = &'static str> {
-    PASSES.iter().flat_map(|p| p.figures.iter().map(|f| f.id))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn every_figure_id_is_unique_and_belongs_to_one_pass() {
-        let ids: Vec<_> = figure_ids().collect();
+        let ids: Vec<_> = figure_rows().map(|(_, f)| f.id).collect();
         assert_eq!(ids.len(), FigureId::ALL.len());
         for id in &ids {
             assert_eq!(ids.iter().filter(|i| *i == id).count(), 1, "{id}");
