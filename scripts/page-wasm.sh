@@ -7,7 +7,7 @@
 #   1. cargo builds the `handwave` binary for wasm32, linked with --emit-relocs (the
 #      splitter needs the relocations to move code between modules; as a flag of the
 #      binary's own link only, it changes nothing else that is compiled);
-#   2. wasm-split-cli (wasm_split_cli_support) cuts it at the split points of src/app.rs
+#   2. wasm-split-cli (wasm_split_cli_support) cuts it at the split points of src/split_points.rs
 #      (`#[wasm_split(...)]`: Passes 2, 3 and 4) into the main module, one module per
 #      pass, shared chunks and `__wasm_split.js`, which fetches a module the first time a
 #      split function is called;

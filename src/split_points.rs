@@ -1,16 +1,18 @@
-//! The page binary's split points: one lazily loaded module per pass (see
-//! `handwave::passes::lazy` for why they live in the binary, and scripts/page-wasm.sh
-//! for how the binary is split). Each function is moved, with every piece of code only it
-//! reaches, into `split_passN.wasm`; a first call fetches that module, and a module that
-//! cannot be fetched is an `Err`, never a panic (`fallible`).
+//! The page binary's split points (see `handwave::passes::lazy` for why they live in the
+//! binary, and scripts/page-wasm.sh for how the binary is split). Each function marked
+//! `#[wasm_split(<module>, …)]` is moved, with every piece of code only it reaches, into
+//! `split_<module>.wasm`; a first call fetches that module, and a module that cannot be
+//! fetched is an `Err`, never a panic (`fallible`).
+//!
+//! Each pass's section, each figure alone and each figure's guided steps are generated
+//! from the registry's lines (`handwave::with_registry!`, in `state/registry.rs`): a new
+//! line there is a new split point here, in the module the line names.
 
 use handwave::app::embed::EmbedView;
 use handwave::app::notices::Notices;
-use handwave::passes::lazy::{
-    register_figure_loader, LazyPart, LazyPass, PassLoadError, PassLoaders,
-};
-use handwave::passes::{backprop, complexity, linear_algebra, stability};
-use handwave::state::registry::FigureId;
+use handwave::passes::backprop;
+use handwave::passes::lazy::{register_figure_loader, LazyPart, PassLoadError, PassLoaders};
+use handwave::state::registry::{FigureId, PassId};
 use handwave::state::Notice;
 use handwave::widgets::chrome::Chrome;
 use handwave::widgets::share::EmbedForm;
@@ -31,7 +33,9 @@ impl From<SplitLoaderError> for LoadFailed {
 /// The loaders handed to the app.
 pub fn loaders() -> PassLoaders {
     PassLoaders {
-        section: |pass| Box::pin(section(pass)),
+        section: |pass| {
+            Box::pin(async move { section(pass).await.map_err(|LoadFailed| PassLoadError) })
+        },
         part: |part| {
             Box::pin(async move { part_view(part).await.map_err(|LoadFailed| PassLoadError) })
         },
@@ -52,32 +56,6 @@ pub fn loaders() -> PassLoaders {
     }
 }
 
-async fn section(pass: LazyPass) -> Result<AnyView, PassLoadError> {
-    let view = match pass {
-        LazyPass::Complexity => complexity_section().await,
-        LazyPass::LinearAlgebra => linear_algebra_section().await,
-        LazyPass::Stability => stability_section().await,
-        LazyPass::BackpropDerivation => part_view(LazyPart::BackpropDerivation).await,
-    };
-    view.map_err(|LoadFailed| PassLoadError)
-}
-
-async fn pass_figure(
-    pass: LazyPass,
-    id: FigureId,
-    show_controls: bool,
-) -> Result<AnyView, PassLoadError> {
-    let figure = match pass {
-        LazyPass::Complexity => complexity_figure(id, show_controls).await,
-        LazyPass::LinearAlgebra => linear_algebra_figure(id, show_controls).await,
-        LazyPass::Stability => stability_figure(id, show_controls).await,
-        LazyPass::BackpropDerivation => backprop_part_figure(id, show_controls).await.map(Some),
-    };
-    figure
-        .map(|f| f.unwrap_or_else(|| ().into_any()))
-        .map_err(|LoadFailed| PassLoadError)
-}
-
 /// The rest of a pass, after its section's first part.
 async fn part_view(part: LazyPart) -> Result<AnyView, LoadFailed> {
     match part {
@@ -91,26 +69,12 @@ fn backprop_derivation() -> Result<AnyView, LoadFailed> {
     Ok(view! { <backprop::derivation::Derivation /> }.into_any())
 }
 
-#[wasm_split(pass1rest, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn backprop_part_figure(id: FigureId, show_controls: bool) -> Result<AnyView, LoadFailed> {
-    Ok(backprop::derivation::part_figure(id, show_controls))
-}
-
 /// A figure's guided steps (`handwave::widgets::Steps`), in a module of their own: the
 /// page shows them under a figure, so they need not be in the first load.
 /// The tables live here too: only their asks are in the main module.
 #[wasm_split(steps, wasm_split_path = ::leptos::wasm_split, fallible)]
 fn steps_view(id: FigureId, readings: FigureReadings) -> Result<AnyView, LoadFailed> {
-    let steps: &'static [Step] = match id {
-        FigureId::Jacobian => &backprop::steps::STEPS,
-        FigureId::TrainScale => &backprop::steps::TRAIN_STEPS,
-        FigureId::MemoryVsContext => &complexity::steps::STEPS,
-        FigureId::ScoreRank => &linear_algebra::steps::STEPS,
-        FigureId::FinetuneMemory => &linear_algebra::steps::FINETUNE_STEPS,
-        FigureId::GradientFlow => &stability::steps::STEPS,
-        FigureId::TrainDepth => &stability::steps::TRAIN_STEPS,
-        _ => &[],
-    };
+    let steps = steps_of(id);
     Ok(view! { <Steps figure=id steps=steps readings=readings /> }.into_any())
 }
 
@@ -138,43 +102,17 @@ fn embed_view(
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> Result<AnyView, LoadFailed> {
-    register_figure_loader(|pass, id, show_controls| {
-        Box::pin(pass_figure(pass, id, show_controls))
+    register_figure_loader(|id, show_controls| {
+        Box::pin(async move {
+            figure_alone(id, show_controls)
+                .await
+                .map_err(|LoadFailed| PassLoadError)
+        })
     });
     Ok(
         view! { <EmbedView figure=figure show_controls=show_controls notices=notices /> }
             .into_any(),
     )
-}
-
-#[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn complexity_section() -> Result<AnyView, LoadFailed> {
-    Ok(view! { <complexity::ComplexitySection /> }.into_any())
-}
-
-#[wasm_split(pass2, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn complexity_figure(id: FigureId, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
-    Ok(complexity::figure(id, show_controls))
-}
-
-#[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn linear_algebra_section() -> Result<AnyView, LoadFailed> {
-    Ok(view! { <linear_algebra::LinearAlgebraSection /> }.into_any())
-}
-
-#[wasm_split(pass3, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn linear_algebra_figure(id: FigureId, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
-    Ok(linear_algebra::figure(id, show_controls))
-}
-
-#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn stability_section() -> Result<AnyView, LoadFailed> {
-    Ok(view! { <stability::StabilitySection /> }.into_any())
-}
-
-#[wasm_split(pass4, wasm_split_path = ::leptos::wasm_split, fallible)]
-fn stability_figure(id: FigureId, show_controls: bool) -> Result<Option<AnyView>, LoadFailed> {
-    Ok(stability::figure(id, show_controls))
 }
 
 /// Milliseconds per Pass 4 stack in this browser, the mean over `reps` runs at the page's
@@ -197,3 +135,67 @@ pub fn gradient_stack_ms(depth: u32, reps: u32) -> Result<f64, LoadFailed> {
     run_benchmark_stacks(&mut bank, depth, 0, reps);
     Ok((now() - t0) / f64::from(reps))
 }
+
+/// A split point in module `$module` (a plain function for `main`, the first load) named
+/// `$name`, building `$body`.
+macro_rules! split_point {
+    (main, $name:ident($($arg:ident: $ty:ty),*) => $body:expr) => {
+        pub async fn $name($($arg: $ty),*) -> Result<AnyView, super::LoadFailed> {
+            Ok($body)
+        }
+    };
+    ($module:ident, $name:ident($($arg:ident: $ty:ty),*) => $body:expr) => {
+        #[wasm_split($module, wasm_split_path = ::leptos::wasm_split, fallible)]
+        pub fn $name($($arg: $ty),*) -> Result<AnyView, super::LoadFailed> {
+            Ok($body)
+        }
+    };
+}
+
+/// From the registry's lines: each pass's section and each figure alone, at the split
+/// point of the module its line names; the dispatch from a name to them; each figure's
+/// guided steps.
+macro_rules! registry_split_points {
+    ($(
+        pass $pass:ident($folder:ident) = $pass_id:literal, in $pass_module:ident, $pass_title:literal, $claim:literal,
+        {
+            $( $figure:ident($file:ident) = $figure_id:literal, in $module:ident, $title:literal $(, steps $steps:ident)?; )*
+        }
+    )*) => {
+        /// Each pass's section, in its module.
+        mod sections {
+            use super::*;
+            $( split_point!($pass_module, $folder() => handwave::passes::$folder::section()); )*
+        }
+
+        /// Each figure alone (the embed view), in its module.
+        mod alone {
+            use super::*;
+            $($( split_point!($module, $file(show_controls: bool) => handwave::passes::$folder::$file::alone(show_controls)); )*)*
+        }
+
+        /// Fetches pass `pass`'s module (once) and builds its section.
+        async fn section(pass: PassId) -> Result<AnyView, LoadFailed> {
+            match pass {
+                $( PassId::$pass => sections::$folder().await, )*
+            }
+        }
+
+        /// Fetches figure `id`'s module (once) and builds it alone.
+        async fn figure_alone(id: FigureId, show_controls: bool) -> Result<AnyView, LoadFailed> {
+            match id {
+                $($( FigureId::$figure => alone::$file(show_controls).await, )*)*
+            }
+        }
+
+        /// Figure `id`'s guided steps (none for a figure without).
+        fn steps_of(id: FigureId) -> &'static [Step] {
+            match id {
+                $($($( FigureId::$figure => &handwave::passes::$folder::steps::$steps, )?)*)*
+                _ => &[],
+            }
+        }
+    };
+}
+
+handwave::with_registry!(registry_split_points);

@@ -333,7 +333,7 @@ async fn wait_for_value(root: &HtmlElement, selector: &str, ok: impl Fn(&str) ->
 async fn score_rank_figure_reads_out_rank_at_most_dk() {
     let root = container();
     let _handle = leptos::mount::mount_to(root.clone(), || {
-        handwave::passes::linear_algebra::figure(FigureId::ScoreRank, true)
+        handwave::passes::linear_algebra::score_rank::alone(true)
     });
     let rank_s = wait_for_value(&root, "[data-readout=rank-s]", |v| !v.is_empty()).await;
     assert_eq!(rank_s, "4", "default d_k = 4");
@@ -351,7 +351,7 @@ async fn score_rank_figure_reads_out_rank_at_most_dk() {
 async fn gradient_flow_figure_computes_the_stack_off_the_event() {
     let root = container();
     let _handle = leptos::mount::mount_to(root.clone(), || {
-        handwave::passes::stability::figure(FigureId::GradientFlow, true)
+        handwave::passes::stability::gradient_flow::alone(true)
     });
     // It computes only on screen.
     root.scroll_into_view();

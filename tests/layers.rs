@@ -215,16 +215,11 @@ fn downward_imports_and_comments_are_allowed() {
     assert!(found.is_empty(), "{found:?}");
 }
 
-/// The folder of a registry pass: its section id with `_` for `-`.
-fn folder_of(section_id: &str) -> String {
-    section_id.replace('-', "_")
-}
-
 #[test]
 fn registry_and_pass_folders_name_the_same_passes() {
     let mut registered: Vec<String> = handwave::state::registry::PASSES
         .iter()
-        .map(|p| folder_of(p.id))
+        .map(|p| p.folder.to_string())
         .collect();
     registered.sort();
     assert_eq!(
@@ -234,8 +229,9 @@ fn registry_and_pass_folders_name_the_same_passes() {
     );
 }
 
-/// Every `<Figure id=FigureId::…` in the sources of a pass folder: (folder, figure name).
-fn figures_in_sources() -> Vec<(String, String)> {
+/// Every `<Figure id=FigureId::…` in the sources of a pass folder: (folder, file, figure
+/// name).
+fn figures_in_sources() -> Vec<(String, String, String)> {
     let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/passes");
     let mut out = Vec::new();
     for pass in pass_folders() {
@@ -243,13 +239,17 @@ fn figures_in_sources() -> Vec<(String, String)> {
         rust_files(&root.join(&pass), &mut files);
         for file in files {
             let source = fs::read_to_string(&file).unwrap_or_default();
+            let stem = file
+                .strip_prefix(root.join(&pass))
+                .map(|f| f.with_extension("").to_string_lossy().into_owned())
+                .unwrap_or_default();
             for (i, _) in source.match_indices(FIGURE_TAG) {
                 let rest = &source[i + FIGURE_TAG.len()..];
                 let name: String = rest
                     .chars()
                     .take_while(char::is_ascii_alphanumeric)
                     .collect();
-                out.push((pass.clone(), name));
+                out.push((pass.clone(), stem.clone(), name));
             }
         }
     }
@@ -259,14 +259,16 @@ fn figures_in_sources() -> Vec<(String, String)> {
 
 const FIGURE_TAG: &str = "<Figure id=FigureId::";
 
-/// The registry's figures: (their pass's folder, figure name).
-fn registered_figures() -> Vec<(String, String)> {
-    let mut registered: Vec<(String, String)> = handwave::state::registry::PASSES
+/// The registry's figures: (their pass's folder, their file, figure name).
+fn registered_figures() -> Vec<(String, String, String)> {
+    let mut registered: Vec<(String, String, String)> = handwave::state::registry::FIGURES
         .iter()
-        .flat_map(|p| {
-            p.figures
-                .iter()
-                .map(move |f| (folder_of(p.id), format!("{:?}", f.figure)))
+        .map(|f| {
+            (
+                f.pass.info().folder.to_string(),
+                f.file.to_string(),
+                format!("{:?}", f.figure),
+            )
         })
         .collect();
     registered.sort();
@@ -274,38 +276,33 @@ fn registered_figures() -> Vec<(String, String)> {
 }
 
 #[test]
-fn every_registered_figure_is_drawn_by_its_pass_and_no_other_figure_exists() {
+fn every_registered_figure_is_drawn_in_the_file_its_line_names_and_no_other_figure_exists() {
     assert_eq!(
         figures_in_sources(),
         registered_figures(),
-        "each figure of state/registry.rs has one <Figure id> in its pass's folder, and none is unregistered"
+        "each figure of state/registry.rs has one <Figure id> in src/passes/<folder>/<file>.rs, and none is unregistered"
     );
 }
 
-/// The body of a pass's `pub fn figure(` (its figures alone, for the embed view).
-fn embed_dispatch_of(folder: &str) -> String {
-    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("src/passes")
-        .join(folder)
-        .join("mod.rs");
-    let source = fs::read_to_string(path).unwrap_or_default();
-    source
-        .split("pub fn figure(")
-        .nth(1)
-        .and_then(|rest| rest.split("\n}\n").next())
-        .unwrap_or("")
-        .to_string()
-}
-
+/// Each figure's file builds it alone (`pub fn alone`), which the page binary's split
+/// points call for an embed; each pass's `mod.rs` builds its section (`pub fn section`).
+/// (The binary does not compile without them either; this says so natively, and sooner.)
 #[test]
-fn every_registered_figure_can_be_embedded_by_its_pass() {
-    let missing: Vec<String> = registered_figures()
-        .into_iter()
-        .filter(|(folder, name)| !embed_dispatch_of(folder).contains(&format!("FigureId::{name}")))
-        .map(|(folder, name)| format!("{folder}: {name}"))
-        .collect();
-    assert!(
-        missing.is_empty(),
-        "figures that their pass's figure() (the embed view) does not build: {missing:?}"
-    );
+fn every_registered_figure_and_pass_can_be_built_by_the_loaders() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/passes");
+    let read = |path: std::path::PathBuf| fs::read_to_string(path).unwrap_or_default();
+    let mut missing = Vec::new();
+    for pass in &handwave::state::registry::PASSES {
+        if !read(root.join(pass.folder).join("mod.rs")).contains("pub fn section() -> AnyView") {
+            missing.push(format!("{}/mod.rs: pub fn section", pass.folder));
+        }
+        for figure in pass.figures {
+            let file = figure.info().file;
+            let source = read(root.join(pass.folder).join(format!("{file}.rs")));
+            if !source.contains("pub fn alone(show_controls: bool)") {
+                missing.push(format!("{}/{file}.rs: pub fn alone", pass.folder));
+            }
+        }
+    }
+    assert!(missing.is_empty(), "missing: {missing:?}");
 }

@@ -7,8 +7,7 @@ use crate::state::registry::FigureId;
 use wasm_bindgen::closure::Closure;
 use wasm_bindgen::JsCast;
 
-use crate::passes::backprop;
-use crate::passes::lazy::{LazyFigure, LazyPass};
+use crate::passes::lazy::LazyFigure;
 use crate::state::Notice;
 use crate::widgets::location::page_base_url;
 use crate::widgets::HeatmapHint;
@@ -123,12 +122,7 @@ pub fn EmbedView(
     view! {
         <main class="embed" data-embed=figure.as_str()>
             <Notices notices=notices />
-            {backprop::figure(figure, show_controls).or_else(|| {
-                LazyPass::of_figure(figure).map(|pass| {
-                    view! { <LazyFigure pass=pass id=figure show_controls=show_controls /> }
-                        .into_any()
-                })
-            })}
+            <LazyFigure id=figure show_controls=show_controls />
             <HeatmapHint hidden=true />
             <p class="embed-credit">
                 <a href=page_base_url() target="_blank" rel="noopener">"handwave"</a>

@@ -28,11 +28,7 @@ fn figure_at_step(embed: Option<FigureId>) -> FigureId {
     let named = fragment_id().unwrap_or_default();
     let named = named.as_str();
     FigureId::parse(named)
-        .or_else(|| {
-            pass(named)
-                .and_then(|p| p.figures.first())
-                .map(|f| f.figure)
-        })
+        .or_else(|| pass(named).and_then(|p| p.figures.first()).copied())
         .unwrap_or(FigureId::ALL[0])
 }
 

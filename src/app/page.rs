@@ -4,8 +4,8 @@
 use leptos::prelude::*;
 
 use crate::passes::backprop;
-use crate::passes::lazy::{LazyPass, LazySection};
-use crate::state::registry::PASSES;
+use crate::passes::lazy::LazySection;
+use crate::state::registry::{PassId, PASSES};
 use crate::state::{Notice, Theme};
 
 use super::theme::ThemeSwitch;
@@ -73,9 +73,11 @@ pub fn Page(theme: RwSignal<Theme>, notices: RwSignal<Vec<Notice>>) -> impl Into
                 <Contents />
             </section>
             <backprop::BackpropSection />
-            <LazySection pass=LazyPass::Complexity />
-            <LazySection pass=LazyPass::LinearAlgebra />
-            <LazySection pass=LazyPass::Stability />
+            {PassId::ALL
+                .into_iter()
+                .filter(|p| p.is_lazy())
+                .map(|pass| view! { <LazySection pass=pass /> })
+                .collect_view()}
         </main>
         <footer class="site-footer">
             <p>"Every figure can be linked in its current state, embedded alone, and exported as PNG or CSV."</p>

@@ -1,10 +1,11 @@
 //! Passes 2, 3 and 4 as lazily loaded WebAssembly modules.
 //!
-//! The page's binary (src/split_points.rs) defines one split point per pass: functions
-//! marked `#[wasm_split(passN, …)]`, which scripts/page-wasm.sh (wasm-split-cli) moves,
-//! with all the code only they reach, into a module of their own (`split_passN.wasm`,
-//! plus chunks shared between passes) that the page fetches the first time one of them
-//! is called. The first load then carries only the page shell and Pass 1.
+//! The page's binary (src/split_points.rs) defines the split points, generated from the
+//! registry's lines: functions marked `#[wasm_split(<module>, …)]` (a pass's section, a
+//! figure alone), which scripts/page-wasm.sh (wasm-split-cli) moves, with all the code
+//! only they reach, into a module of their own (`split_<module>.wasm`, plus chunks shared
+//! between modules) that the page fetches the first time one of them is called. The
+//! first load then carries only the page shell and Pass 1's first part.
 //!
 //! This library never names the passes' sections itself (a call from here would make
 //! them reachable from the main module, which would keep them there): the binary hands
@@ -25,7 +26,7 @@ use std::sync::OnceLock;
 
 use leptos::prelude::*;
 
-use crate::state::registry::{FigureId, PassId, PassInfo};
+use crate::state::registry::{FigureId, PassId};
 use crate::state::{use_url_state, Notice};
 use crate::widgets::location::{fragment_id, is_at_fragment, scroll_to_fragment};
 use crate::widgets::observers::{observe_near_screen, use_printing};
@@ -38,7 +39,7 @@ pub type PendingView = Pin<Box<dyn Future<Output = Result<AnyView, PassLoadError
 #[derive(Clone, Copy)]
 pub struct PassLoaders {
     /// The whole section of a pass.
-    pub section: fn(LazyPass) -> PendingView,
+    pub section: fn(PassId) -> PendingView,
     /// The guided steps of a figure (by its id, reading it through its readings), a
     /// module of their own.
     pub steps: fn(FigureId, FigureReadings) -> PendingView,
@@ -64,14 +65,35 @@ pub async fn embed_view(
 /// A part of a pass loaded on demand, after the section it belongs to.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LazyPart {
-    /// Pass 1 after its main figure: its derivation and `jacobian-vs-dk`.
+    /// Pass 1 after its main figure: its derivation, `jacobian-vs-dk` and `train-scale`.
     BackpropDerivation,
+}
+
+impl LazyPart {
+    /// The WebAssembly module it arrives in (the registry's `in pass1rest`).
+    fn module(self) -> &'static str {
+        match self {
+            Self::BackpropDerivation => "pass1rest",
+        }
+    }
+
+    /// Its name (`data-lazy-part`).
+    fn name(self) -> &'static str {
+        match self {
+            Self::BackpropDerivation => "backprop-derivation",
+        }
+    }
+
+    /// Whether figure `id` is in this part.
+    fn shows(self, id: FigureId) -> bool {
+        id.info().module == self.module()
+    }
 }
 
 static LOADERS: OnceLock<PassLoaders> = OnceLock::new();
 
-/// How one figure of a pass is loaded alone: its pass, id and whether controls show.
-pub type FigureLoader = fn(LazyPass, FigureId, bool) -> PendingView;
+/// How one figure is loaded alone: its id and whether controls show.
+pub type FigureLoader = fn(FigureId, bool) -> PendingView;
 
 /// The figure loader, registered by the embed view's module (the only view that shows a
 /// figure alone), so that the main module does not carry it.
@@ -87,65 +109,19 @@ pub fn register_pass_loaders(loaders: PassLoaders) {
     let _ = LOADERS.set(loaders);
 }
 
-/// A pass whose code is loaded on demand.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum LazyPass {
-    Complexity,
-    LinearAlgebra,
-    Stability,
-    /// The part of Pass 1 after its main figure (see [`LazyPart`]), for its figure alone.
-    BackpropDerivation,
+/// Fetches a pass's module (once) and builds its section.
+async fn load_section(pass: PassId) -> Result<AnyView, PassLoadError> {
+    match LOADERS.get() {
+        Some(loaders) => (loaders.section)(pass).await,
+        None => Err(PassLoadError),
+    }
 }
 
-impl LazyPass {
-    /// Every lazily loaded pass, in page order.
-    pub const ALL: [LazyPass; 3] = [Self::Complexity, Self::LinearAlgebra, Self::Stability];
-
-    /// This pass's entry in the registry of passes (id, number, title, figures).
-    pub fn info(self) -> &'static PassInfo {
-        match self {
-            Self::Complexity => PassId::Complexity,
-            Self::LinearAlgebra => PassId::LinearAlgebra,
-            Self::Stability => PassId::Stability,
-            Self::BackpropDerivation => PassId::Backprop,
-        }
-        .info()
-    }
-
-    /// The section id (a public contract: links end in `#<id>`).
-    pub fn section_id(self) -> &'static str {
-        self.info().id
-    }
-
-    /// Whether figure `id` is one of this pass's (of this part's, for a part).
-    pub fn shows(self, id: FigureId) -> bool {
-        match self {
-            Self::BackpropDerivation => {
-                matches!(id, FigureId::JacobianVsDk | FigureId::TrainScale)
-            }
-            _ => self.info().figures.iter().any(|f| f.figure == id),
-        }
-    }
-
-    /// The pass that shows figure `id`, if a lazily loaded one does.
-    pub fn of_figure(id: FigureId) -> Option<LazyPass> {
-        Self::ALL.into_iter().find(|p| p.shows(id))
-    }
-
-    /// Fetches this pass's module (once) and builds its section.
-    async fn section(self) -> Result<AnyView, PassLoadError> {
-        match LOADERS.get() {
-            Some(loaders) => (loaders.section)(self).await,
-            None => Err(PassLoadError),
-        }
-    }
-
-    /// Fetches this pass's module (once) and builds figure `id` alone.
-    async fn figure(self, id: FigureId, show_controls: bool) -> Result<AnyView, PassLoadError> {
-        match FIGURE_LOADER.get() {
-            Some(loader) => loader(self, id, show_controls).await,
-            None => Err(PassLoadError),
-        }
+/// Fetches figure `id`'s module (once) and builds the figure alone.
+async fn load_figure(id: FigureId, show_controls: bool) -> Result<AnyView, PassLoadError> {
+    match FIGURE_LOADER.get() {
+        Some(loader) => loader(id, show_controls).await,
+        None => Err(PassLoadError),
     }
 }
 
@@ -156,27 +132,27 @@ pub struct PassLoadError;
 /// What stands in a pass's place until its module has arrived: the section's id and
 /// title, so that links to `#<id>` land and the outline is whole, and a status line.
 pub fn placeholder(
-    pass: LazyPass,
+    pass: PassId,
     status: AnyView,
     node: NodeRef<leptos::html::Section>,
     failed: bool,
 ) -> AnyView {
-    let labelled_by = format!("{}-title", pass.section_id());
+    let labelled_by = format!("{}-title", pass.as_str());
     view! {
-        <section class="pass pass-pending" id=pass.section_id() aria-labelledby=labelled_by data-lazy-pass=pass.section_id() data-failed=failed.then_some("") node_ref=node>
-            <PassHeading id=pass.info().pass />
+        <section class="pass pass-pending" id=pass.as_str() aria-labelledby=labelled_by data-lazy-pass=pass.as_str() data-failed=failed.then_some("") node_ref=node>
+            <PassHeading id=pass />
             {status}
         </section>
     }
     .into_any()
 }
 
-pub fn loading_status(pass: LazyPass) -> AnyView {
+pub fn loading_status(pass: PassId) -> AnyView {
     view! { <p class="pass-status" role="status">{format!("Loading Pass {}…", pass.info().number)}</p> }.into_any()
 }
 
 /// The message and retry button shown where a pass could not be fetched.
-pub fn failed_status(pass: LazyPass, attempt: RwSignal<u32>) -> AnyView {
+pub fn failed_status(pass: PassId, attempt: RwSignal<u32>) -> AnyView {
     try_again(
         format!(
             "Pass {} could not be loaded (are you offline?). ",
@@ -200,22 +176,19 @@ fn try_again(message: String, attempt: RwSignal<u32>, part: Option<&'static str>
     .into_any()
 }
 
-/// Whether the address's fragment names `pass` (its section, or one of its figures): a
-/// link to it loads it at once, wherever it is on the page.
-fn fragment_names(pass: LazyPass) -> bool {
-    fragment_id().is_some_and(|f| {
-        FigureId::parse(&f).is_some_and(|id| pass.shows(id))
-            || (pass != LazyPass::BackpropDerivation && f == pass.section_id())
-    })
+/// Whether the address's fragment is one that `names` (a section id or a figure id): a
+/// link to a lazy block loads it at once, wherever it is on the page.
+fn fragment_names(names: impl Fn(&str) -> bool) -> bool {
+    fragment_id().is_some_and(|f| names(&f))
 }
 
-/// Whether the address's fragment names `pass`, now and after every change of the
+/// Whether the address's fragment is one that `names`, now and after every change of the
 /// fragment (an in-page link, or the address edited): a link to a figure of a pass not yet
 /// here fetches the pass and lands on the figure, as a fresh load of that link does.
-fn use_linked(pass: LazyPass) -> RwSignal<bool> {
-    let linked = RwSignal::new(fragment_names(pass));
+fn use_linked(names: impl Fn(&str) -> bool + Copy + 'static) -> RwSignal<bool> {
+    let linked = RwSignal::new(fragment_names(names));
     let handle = window_event_listener(leptos::ev::hashchange, move |_| {
-        if fragment_names(pass) {
+        if fragment_names(names) {
             linked.try_set(true);
         }
     });
@@ -275,20 +248,23 @@ fn keep_fragment(linked: RwSignal<bool>, rect: Option<web_sys::DomRect>) {
 /// A lazily loaded section: a placeholder until it comes within a screen of the viewport,
 /// then the pass itself once its module has been fetched.
 #[component]
-pub fn LazySection(pass: LazyPass) -> impl IntoView {
+pub fn LazySection(pass: PassId) -> impl IntoView {
     let node = NodeRef::<leptos::html::Section>::new();
     let near = RwSignal::new(false);
     observe_near_screen(node, near, "100% 0px");
     // Printing asks for every pass: one not yet here is fetched for the next printout.
     let printing = use_printing();
-    let linked = use_linked(pass);
+    // Its section, or one of its figures.
+    let linked = use_linked(move |f| {
+        f == pass.as_str() || FigureId::parse(f).is_some_and(|id| id.info().pass == pass)
+    });
     let wanted = wanted_once(near, move || linked.get() || printing.get());
     let loading = NodeRef::<leptos::html::Section>::new();
     lazily(
         wanted,
         move || placeholder(pass, loading_status(pass), node, false),
         move || placeholder(pass, loading_status(pass), loading, false),
-        move || Box::pin(pass.section()),
+        move || Box::pin(load_section(pass)),
         // Its own fragment, or one below that the page stands at and that this section's
         // height would push away (a section that failed leaves the page where it is).
         move |ok| {
@@ -300,18 +276,18 @@ pub fn LazySection(pass: LazyPass) -> impl IntoView {
     )
 }
 
-/// One figure of a lazily loaded pass alone (the embed view), fetched at once.
+/// One figure alone (the embed view), its module fetched at once.
 #[component]
-pub fn LazyFigure(pass: LazyPass, id: FigureId, show_controls: bool) -> impl IntoView {
+pub fn LazyFigure(id: FigureId, show_controls: bool) -> impl IntoView {
     let status =
         || view! { <p class="pass-status" role="status">"Loading the figure…"</p> }.into_any();
     lazily(
         Memo::new(|_| true),
         status,
         status,
-        move || Box::pin(pass.figure(id, show_controls)),
+        move || Box::pin(load_figure(id, show_controls)),
         |_| {},
-        move |attempt| failed_status(pass, attempt),
+        move |attempt| failed_status(id.info().pass, attempt),
     )
 }
 
@@ -326,14 +302,11 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     let near = RwSignal::new(false);
     observe_near_screen(node, near, PART_NEAR);
     let printing = use_printing();
-    let linked = match part {
-        LazyPart::BackpropDerivation => use_linked(LazyPass::BackpropDerivation),
-    };
+    // One of its figures.
+    let linked = use_linked(move |f| FigureId::parse(f).is_some_and(|id| part.shows(id)));
     let wanted = wanted_once(near, move || linked.get() || printing.get());
     let loading = NodeRef::<leptos::html::Div>::new();
-    let name = match part {
-        LazyPart::BackpropDerivation => "backprop-derivation",
-    };
+    let name = part.name();
     lazily(
         wanted,
         move || {
@@ -455,16 +428,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_lazy_pass_is_in_the_registry_with_its_own_figures() {
-        for lazy in LazyPass::ALL {
-            for figure in lazy.info().figures {
-                assert_eq!(LazyPass::of_figure(figure.figure), Some(lazy));
-            }
-        }
-        assert_eq!(
-            LazyPass::of_figure(FigureId::Jacobian),
-            None,
-            "Pass 1 is in the main module"
-        );
+    fn the_rest_of_pass_1_shows_the_figures_the_registry_puts_in_its_module() {
+        let part: Vec<FigureId> = FigureId::ALL
+            .into_iter()
+            .filter(|&id| LazyPart::BackpropDerivation.shows(id))
+            .collect();
+        assert_eq!(part, [FigureId::JacobianVsDk, FigureId::TrainScale]);
+        assert!(part.iter().all(|id| id.info().pass == PassId::Backprop));
     }
 }

@@ -4,34 +4,61 @@
 //! values, each written once, here), numbers and titles. The page shell, the lazy loader,
 //! the embed view, the URL table and the guided steps all read this one list.
 
-/// A figure, by name: a typo is a compile error. Its public id (`data-figure`, `embed=`,
-/// `#<id>`) is written once, in its row of [`PASSES`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum FigureId {
-    Jacobian,
-    JacobianVsDk,
-    TrainScale,
-    MemoryVsContext,
-    FlopsVsContext,
-    MeasuredAttention,
-    ScoreRank,
-    LowRankTarget,
-    MultiHead,
-    Lora,
-    FinetuneMemory,
-    GradientFlow,
-    GradientAb,
-    DepthSweep,
-    TrainDepth,
-}
-
-/// A pass, by name. Its section id is written once, in its row of [`PASSES`].
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum PassId {
-    Backprop,
-    Complexity,
-    LinearAlgebra,
-    Stability,
+/// The registry itself: every pass and every figure, one line each, in page order. Nothing
+/// else in the code spells a public id; everything that lists passes or figures is
+/// generated from these lines by a macro handed to `with_registry!`:
+/// - here ([`define_registry`]): [`PassId`], [`FigureId`], [`PASSES`], [`FIGURES`];
+/// - in the page's binary (`src/split_points.rs`): each pass's section and each figure
+///   alone at the split point of its module, and each figure's guided steps.
+///
+/// A pass line: `pass <Name>(<folder>) = "<section id>", in <module>, "<title>", "<claim>",`
+/// then its figures in braces. A figure line: `<Name>(<file>) = "<figure id>", in <module>,
+/// "<title>"`, then `, steps <TABLE>` if its pass's `steps.rs` has guided steps for it.
+/// `<module>` is the WebAssembly module the code arrives in: `main` (the first load) or a
+/// split module (`passN`, `pass1rest`), fetched when first wanted. The figure's file,
+/// `src/passes/<folder>/<file>.rs`, has `pub fn alone(show_controls: bool) -> AnyView` (the
+/// figure by itself, for an embed); a pass's `mod.rs` has `pub fn section() -> AnyView`.
+#[macro_export]
+macro_rules! with_registry {
+    ($consumer:ident) => {
+        $consumer! {
+            pass Backprop(backprop) = "backprop", in main,
+                "Backprop: the softmax is the only door",
+                "Every gradient that reaches W_Q and W_K passes through the softmax Jacobian, and a saturated softmax lets none through.",
+            {
+                Jacobian(jacobian) = "jacobian", in main, "The softmax Jacobian J = diag(p) − ppᵀ", steps STEPS;
+                JacobianVsDk(jacobian_vs_dk) = "jacobian-vs-dk", in pass1rest, "Mean ‖J‖_F against dₖ: the collapse, measured";
+                TrainScale(train_scale) = "train-scale", in pass1rest, "Trained: with and without ÷√dₖ", steps TRAIN_STEPS;
+            }
+            pass Complexity(complexity) = "complexity", in pass2,
+                "Complexity: why context is expensive",
+                "The score matrix grows with n², the KV cache only with n.",
+            {
+                MemoryVsContext(memory) = "memory-vs-context", in pass2, "Memory against context: the n² wall and the linear cache", steps STEPS;
+                FlopsVsContext(flops) = "flops-vs-context", in pass2, "FLOPs per layer: where attention starts to dominate";
+                MeasuredAttention(measured) = "measured-attention", in pass2, "Measured: attention's time in your browser";
+            }
+            pass LinearAlgebra(linear_algebra) = "linear-algebra", in pass3,
+                "Linear algebra: a rank-dₖ object in an n×n costume",
+                "QKᵀ has rank at most dₖ; the softmax of it does not keep the bound.",
+            {
+                ScoreRank(score_rank) = "score-rank", in pass3, "The rank of the scores, and of the attention", steps STEPS;
+                LowRankTarget(low_rank) = "low-rank-target", in pass3, "Best rank-k approximations of attention patterns";
+                MultiHead(multi_head) = "multi-head", in pass3, "Multi-head: h small ranks, mixed back by W_O";
+                Lora(lora) = "lora", in pass3, "The bridge to LoRA: a low-rank update, counted";
+                FinetuneMemory(finetune_memory) = "finetune-memory", in pass3, "Where the memory of fine-tuning goes: full, LoRA, QLoRA", steps FINETUNE_STEPS;
+            }
+            pass Stability(stability) = "stability", in pass4,
+                "Stability: why deep stacks train at all",
+                "Without residuals a deep stack's gradient vanishes; the identity path keeps it alive.",
+            {
+                GradientFlow(gradient_flow) = "gradient-flow", in pass4, "Gradient flow through a real stack", steps STEPS;
+                GradientAb(gradient_ab) = "gradient-ab", in pass4, "Side by side: the identity highway at work";
+                DepthSweep(depth_sweep) = "depth-sweep", in pass4, "Depth sweep: four wirings from 1 to 128 blocks";
+                TrainDepth(train_depth) = "train-depth", in pass4, "Trained: two wirings, live", steps TRAIN_STEPS;
+            }
+        }
+    };
 }
 
 /// One figure of a pass.
@@ -43,6 +70,12 @@ pub struct FigureInfo {
     pub id: &'static str,
     /// Its title, as the figure and its embed code show it.
     pub title: &'static str,
+    /// The pass that shows it.
+    pub pass: PassId,
+    /// Its file in its pass's folder, without `.rs`.
+    pub file: &'static str,
+    /// The WebAssembly module its code arrives in (`main`: the first load).
+    pub module: &'static str,
 }
 
 /// One pass: a section of the page.
@@ -58,143 +91,82 @@ pub struct PassInfo {
     pub title: &'static str,
     /// The pass's claim in a line (the page's contents list).
     pub claim: &'static str,
+    /// Its folder in `src/passes/`.
+    pub folder: &'static str,
+    /// The WebAssembly module its section arrives in (`main`: the first load).
+    pub module: &'static str,
     /// Its figures, in page order.
-    pub figures: &'static [FigureInfo],
+    pub figures: &'static [FigureId],
 }
 
-const fn figure(figure: FigureId, id: &'static str, title: &'static str) -> FigureInfo {
-    FigureInfo { figure, id, title }
+/// Builds the names and rows of the registry from [`with_registry!`]'s lines.
+macro_rules! define_registry {
+    ($(
+        pass $pass:ident($folder:ident) = $pass_id:literal, in $pass_module:ident, $pass_title:literal, $claim:literal,
+        {
+            $( $figure:ident($file:ident) = $figure_id:literal, in $module:ident, $title:literal $(, steps $steps:ident)?; )*
+        }
+    )*) => {
+        /// A pass, by name. Its section id is written once, in its line of the registry.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum PassId {
+            $( #[doc = $pass_title] $pass, )*
+        }
+
+        /// A figure, by name: a typo is a compile error. Its public id (`data-figure`,
+        /// `embed=`, `#<id>`) is written once, in its line of the registry.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+        pub enum FigureId {
+            $( $( #[doc = $title] $figure, )* )*
+        }
+
+        const PASS_COUNT: usize = [$($pass_id),*].len();
+        const FIGURE_COUNT: usize = [$($($figure_id,)*)*].len();
+
+        impl PassId {
+            /// Every pass, in page order.
+            pub const ALL: [PassId; PASS_COUNT] = [$(Self::$pass),*];
+        }
+
+        impl FigureId {
+            /// Every figure, in page order.
+            pub const ALL: [FigureId; FIGURE_COUNT] = [$($(Self::$figure,)*)*];
+        }
+
+        /// Every pass, in page order (the order of [`PassId`]).
+        pub static PASSES: [PassInfo; PASS_COUNT] = [$(
+            PassInfo {
+                pass: PassId::$pass,
+                id: $pass_id,
+                number: PassId::$pass as u8 + 1,
+                title: $pass_title,
+                claim: $claim,
+                folder: stringify!($folder),
+                module: stringify!($pass_module),
+                figures: &[$(FigureId::$figure),*],
+            },
+        )*];
+
+        /// Every figure, in page order (the order of [`FigureId`]).
+        pub static FIGURES: [FigureInfo; FIGURE_COUNT] = [$($(
+            FigureInfo {
+                figure: FigureId::$figure,
+                id: $figure_id,
+                title: $title,
+                pass: PassId::$pass,
+                file: stringify!($file),
+                module: stringify!($module),
+            },
+        )*)*];
+    };
 }
 
-/// Every pass, in page order.
-pub static PASSES: [PassInfo; 4] = [
-    PassInfo {
-        pass: PassId::Backprop,
-        id: "backprop",
-        claim: "Every gradient that reaches W_Q and W_K passes through the softmax Jacobian, and a saturated softmax lets none through.",
-        number: 1,
-        title: "Backprop: the softmax is the only door",
-        figures: &[
-            figure(
-                FigureId::Jacobian,
-                "jacobian", "The softmax Jacobian J = diag(p) − ppᵀ"),
-            figure(
-                FigureId::JacobianVsDk,
-                "jacobian-vs-dk",
-                "Mean ‖J‖_F against dₖ: the collapse, measured",
-            ),
-            figure(
-                FigureId::TrainScale,
-                "train-scale", "Trained: with and without ÷√dₖ"),
-        ],
-    },
-    PassInfo {
-        pass: PassId::Complexity,
-        id: "complexity",
-        claim: "The score matrix grows with n², the KV cache only with n.",
-        number: 2,
-        title: "Complexity: why context is expensive",
-        figures: &[
-            figure(
-                FigureId::MemoryVsContext,
-                "memory-vs-context",
-                "Memory against context: the n² wall and the linear cache",
-            ),
-            figure(
-                FigureId::FlopsVsContext,
-                "flops-vs-context",
-                "FLOPs per layer: where attention starts to dominate",
-            ),
-            figure(
-                FigureId::MeasuredAttention,
-                "measured-attention",
-                "Measured: attention's time in your browser",
-            ),
-        ],
-    },
-    PassInfo {
-        pass: PassId::LinearAlgebra,
-        id: "linear-algebra",
-        claim: "QKᵀ has rank at most dₖ; the softmax of it does not keep the bound.",
-        number: 3,
-        title: "Linear algebra: a rank-dₖ object in an n×n costume",
-        figures: &[
-            figure(
-                FigureId::ScoreRank,
-                "score-rank", "The rank of the scores, and of the attention"),
-            figure(
-                FigureId::LowRankTarget,
-                "low-rank-target",
-                "Best rank-k approximations of attention patterns",
-            ),
-            figure(
-                FigureId::MultiHead,
-                "multi-head", "Multi-head: h small ranks, mixed back by W_O"),
-            figure(
-                FigureId::Lora,
-                "lora", "The bridge to LoRA: a low-rank update, counted"),
-            figure(
-                FigureId::FinetuneMemory,
-                "finetune-memory",
-                "Where the memory of fine-tuning goes: full, LoRA, QLoRA",
-            ),
-        ],
-    },
-    PassInfo {
-        pass: PassId::Stability,
-        id: "stability",
-        claim: "Without residuals a deep stack's gradient vanishes; the identity path keeps it alive.",
-        number: 4,
-        title: "Stability: why deep stacks train at all",
-        figures: &[
-            figure(
-                FigureId::GradientFlow,
-                "gradient-flow", "Gradient flow through a real stack"),
-            figure(
-                FigureId::GradientAb,
-                "gradient-ab", "Side by side: the identity highway at work"),
-            figure(
-                FigureId::DepthSweep,
-                "depth-sweep",
-                "Depth sweep: four wirings from 1 to 128 blocks",
-            ),
-            figure(
-                FigureId::TrainDepth,
-                "train-depth", "Trained: two wirings, live"),
-        ],
-    },
-];
+with_registry!(define_registry);
 
 impl FigureId {
-    /// Every figure, in page order.
-    pub const ALL: [FigureId; 15] = [
-        Self::Jacobian,
-        Self::JacobianVsDk,
-        Self::TrainScale,
-        Self::MemoryVsContext,
-        Self::FlopsVsContext,
-        Self::MeasuredAttention,
-        Self::ScoreRank,
-        Self::LowRankTarget,
-        Self::MultiHead,
-        Self::Lora,
-        Self::FinetuneMemory,
-        Self::GradientFlow,
-        Self::GradientAb,
-        Self::DepthSweep,
-        Self::TrainDepth,
-    ];
-
-    /// Its pass and its row of the registry (every figure has one: a test holds it).
-    fn row(self) -> (&'static PassInfo, &'static FigureInfo) {
-        figure_rows()
-            .find(|(_, f)| f.figure == self)
-            .unwrap_or((&PASSES[0], &PASSES[0].figures[0]))
-    }
-
-    /// Its row of the registry.
+    /// Its line of the registry.
     pub fn info(self) -> &'static FigureInfo {
-        self.row().1
+        &FIGURES[self as usize]
     }
 
     /// Its public id (`data-figure`, `embed=`, `#<id>`).
@@ -209,41 +181,29 @@ impl FigureId {
 
     /// The pass that shows it.
     pub fn pass(self) -> &'static PassInfo {
-        self.row().0
+        self.info().pass.info()
     }
 
     /// The figure whose public id is `id`.
     pub fn parse(id: &str) -> Option<FigureId> {
-        figure_rows()
-            .find(|(_, f)| f.id == id)
-            .map(|(_, f)| f.figure)
+        FIGURES.iter().find(|f| f.id == id).map(|f| f.figure)
     }
 }
 
-/// Every figure's row with its pass's, in page order.
-fn figure_rows() -> impl Iterator<Item = (&'static PassInfo, &'static FigureInfo)> {
-    PASSES
-        .iter()
-        .flat_map(|p| p.figures.iter().map(move |f| (p, f)))
-}
-
 impl PassId {
-    /// Every pass, in page order.
-    pub const ALL: [PassId; 4] = [
-        Self::Backprop,
-        Self::Complexity,
-        Self::LinearAlgebra,
-        Self::Stability,
-    ];
-
-    /// Its row of the registry (every pass has one: a test holds it).
+    /// Its line of the registry.
     pub fn info(self) -> &'static PassInfo {
-        PASSES.iter().find(|p| p.pass == self).unwrap_or(&PASSES[0])
+        &PASSES[self as usize]
     }
 
     /// Its section id (links end in `#<id>`).
     pub fn as_str(self) -> &'static str {
         self.info().id
+    }
+
+    /// Whether its section arrives as a module of its own, after the first load.
+    pub fn is_lazy(self) -> bool {
+        self.info().module != "main"
     }
 }
 
@@ -257,38 +217,42 @@ mod tests {
     use super::*;
 
     #[test]
-    fn every_figure_id_is_unique_and_belongs_to_one_pass() {
-        let ids: Vec<_> = figure_rows().map(|(_, f)| f.id).collect();
-        assert_eq!(ids.len(), FigureId::ALL.len());
-        for id in &ids {
-            assert_eq!(ids.iter().filter(|i| *i == id).count(), 1, "{id}");
+    fn every_figure_id_is_unique_and_parses_back_to_its_figure() {
+        for figure in FigureId::ALL {
+            let id = figure.as_str();
+            assert_eq!(FIGURES.iter().filter(|f| f.id == id).count(), 1, "{id}");
+            assert_eq!(FigureId::parse(id), Some(figure));
         }
         assert_eq!(FigureId::Jacobian.pass().number, 1);
         assert_eq!(FigureId::parse("nope"), None);
     }
 
-    /// Every named figure has exactly one row, in the order of [`FigureId::ALL`], and its
-    /// public id reads back as itself (so `info`'s fallback is never taken).
+    /// Each figure's line is its own (the lookups index by the name's position) and sits
+    /// in its pass's list, and the passes list the figures in page order.
     #[test]
-    fn every_figure_name_has_one_row_in_page_order() {
-        let rows: Vec<FigureId> = PASSES
-            .iter()
-            .flat_map(|p| p.figures.iter().map(|f| f.figure))
-            .collect();
-        assert_eq!(rows, FigureId::ALL);
+    fn every_figure_is_listed_once_by_its_own_pass_in_page_order() {
         for figure in FigureId::ALL {
-            assert_eq!(FigureId::parse(figure.as_str()), Some(figure));
-            assert!(figure.pass().figures.iter().any(|f| f.figure == figure));
+            assert_eq!(figure.info().figure, figure);
+            assert!(figure.pass().figures.contains(&figure));
         }
+        let listed: Vec<FigureId> = PASSES
+            .iter()
+            .flat_map(|p| p.figures.iter().copied())
+            .collect();
+        assert_eq!(listed, FigureId::ALL);
     }
 
     #[test]
-    fn every_pass_name_has_one_row_in_page_order() {
-        let rows: Vec<PassId> = PASSES.iter().map(|p| p.pass).collect();
-        assert_eq!(rows, PassId::ALL);
+    fn every_pass_name_has_its_own_line_and_section_id() {
         for p in PassId::ALL {
+            assert_eq!(p.info().pass, p);
             assert_eq!(pass(p.as_str()).map(|i| i.pass), Some(p));
         }
+        assert_eq!(
+            PASSES.iter().filter(|p| !p.pass.is_lazy()).count(),
+            1,
+            "only Pass 1 is in the first load"
+        );
     }
 
     #[test]
@@ -329,7 +293,7 @@ mod tests {
             .map(|p| {
                 (
                     p.id.to_string(),
-                    p.figures.iter().map(|f| f.id.to_string()).collect(),
+                    p.figures.iter().map(|f| f.as_str().to_string()).collect(),
                 )
             })
             .collect();

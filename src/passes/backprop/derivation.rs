@@ -9,7 +9,6 @@ use super::jacobian_vs_dk::JacobianVsDkFigure;
 use super::model::BackpropModel;
 use super::train_scale::TrainScaleFigure;
 use crate::formulas;
-use crate::state::registry::FigureId;
 use crate::state::use_url_state;
 use crate::widgets::Formula;
 
@@ -56,15 +55,4 @@ pub fn Derivation() -> impl IntoView {
             </p>
             <TrainScaleFigure state=model.state />
     }
-}
-
-/// A figure of this part alone (the embed view): `jacobian-vs-dk` or `train-scale`.
-pub fn part_figure(id: FigureId, show_controls: bool) -> AnyView {
-    if id == FigureId::TrainScale {
-        return view! { <TrainScaleFigure state=use_url_state() show_controls=show_controls /> }
-            .into_any();
-    }
-    let model = BackpropModel::new(use_url_state());
-    view! { <JacobianVsDkFigure model=model show_controls=show_controls embedded=true /> }
-        .into_any()
 }

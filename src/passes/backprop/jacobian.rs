@@ -152,6 +152,11 @@ pub fn jacobian_csv(p: &[f64], j: &DMatrix<f64>) -> String {
     out
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <JacobianFigure model=super::model::BackpropModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `jacobian`: the Jacobian heatmap beside the bars of p, with readouts.
 #[component]
 pub fn JacobianFigure(

@@ -57,6 +57,11 @@ pub fn sweep_csv(curve: &DkSweepCurve) -> String {
     out
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <JacobianVsDkFigure model=super::model::BackpropModel::new(crate::state::use_url_state()) show_controls=show_controls embedded=true /> }.into_any()
+}
+
 /// Figure `jacobian-vs-dk`: E‖J‖_F against d_k, with and without the division.
 #[component]
 pub fn JacobianVsDkFigure(

@@ -7,9 +7,9 @@
 
 use leptos::prelude::*;
 
-use crate::state::registry::{FigureId, PassId};
+use crate::state::registry::PassId;
 
-use crate::passes::lazy::{LazyFigure, LazyPart, LazyPass};
+use crate::passes::lazy::LazyPart;
 use crate::widgets::{HeatmapHint, PassHeading};
 
 use crate::state::use_url_state;
@@ -26,20 +26,9 @@ pub use jacobian::JacobianFigure;
 pub use jacobian_vs_dk::JacobianVsDkFigure;
 pub use model::BackpropModel;
 
-/// One Pass 1 figure alone (the embed view); `None` for another pass's figure.
-pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
-    match id {
-        FigureId::Jacobian => {
-            let model = BackpropModel::new(use_url_state());
-            Some(view! { <JacobianFigure model=model show_controls=show_controls /> }.into_any())
-        }
-        // In a module of its own with the rest of the derivation (see [`derivation`]).
-        FigureId::JacobianVsDk | FigureId::TrainScale => Some(
-            view! { <LazyFigure pass=LazyPass::BackpropDerivation id=id show_controls=show_controls /> }
-                .into_any(),
-        ),
-        _ => None,
-    }
+/// The section, as the registry's loaders build it.
+pub fn section() -> AnyView {
+    view! { <BackpropSection /> }.into_any()
 }
 
 /// Section `backprop`.

@@ -66,6 +66,12 @@ fn run_sentence(name: &str, run: TrainRun) -> String {
     })
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <TrainScaleFigure state=crate::state::use_url_state() show_controls=show_controls /> }
+        .into_any()
+}
+
 /// Figure `train-scale`.
 #[component]
 pub fn TrainScaleFigure(

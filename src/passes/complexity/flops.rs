@@ -14,6 +14,11 @@ use crate::widgets::format::format_number;
 use crate::widgets::format::whole;
 use crate::widgets::{Axis, Chart, ChartSpec, Figure, Mark, Readout, Tone};
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <FlopsFigure model=super::model::ComplexityModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `flops-vs-context`.
 #[component]
 pub fn FlopsFigure(

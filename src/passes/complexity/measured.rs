@@ -69,6 +69,11 @@ pub async fn time_attention(n: usize, cancel: RwSignal<bool>) -> Option<f64> {
     Some(total / passes as f64)
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <MeasuredFigure show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `measured-attention`.
 #[component]
 pub fn MeasuredFigure(#[prop(default = true)] show_controls: bool) -> impl IntoView {

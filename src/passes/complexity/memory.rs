@@ -56,6 +56,11 @@ pub fn score_bytes_formula(cfg: &ModelConfig, batch: u32, n: u64, elem_bytes: f6
     )
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <MemoryFigure model=super::model::ComplexityModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `memory-vs-context`.
 #[component]
 pub fn MemoryFigure(

@@ -6,7 +6,7 @@
 
 use leptos::prelude::*;
 
-use crate::state::registry::{FigureId, PassId};
+use crate::state::registry::PassId;
 
 use crate::widgets::PassHeading;
 
@@ -29,21 +29,9 @@ pub use measured::MeasuredFigure;
 pub use memory::MemoryFigure;
 pub use model::ComplexityModel;
 
-/// One Pass 2 figure alone (the embed view); `None` for another pass's figure.
-pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
-    let model = ComplexityModel::new(use_url_state());
-    match id {
-        FigureId::MemoryVsContext => {
-            Some(view! { <MemoryFigure model=model show_controls=show_controls /> }.into_any())
-        }
-        FigureId::FlopsVsContext => {
-            Some(view! { <FlopsFigure model=model show_controls=show_controls /> }.into_any())
-        }
-        FigureId::MeasuredAttention => {
-            Some(view! { <MeasuredFigure show_controls=show_controls /> }.into_any())
-        }
-        _ => None,
-    }
+/// The section, as the registry's loaders build it.
+pub fn section() -> AnyView {
+    view! { <ComplexitySection /> }.into_any()
 }
 
 /// The KV-cache bytes per token of the chosen model, as a sentence (for the prose).

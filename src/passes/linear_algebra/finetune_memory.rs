@@ -262,6 +262,11 @@ const MORE_KEYS: &[&str] = &[
     "ftr", "fttarget", "ftbatch", "ftseq", "ftckpt", "ftopt", "ftdq",
 ];
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <FinetuneMemoryFigure state=crate::state::use_url_state() show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `finetune-memory`.
 #[component]
 pub fn FinetuneMemoryFigure(

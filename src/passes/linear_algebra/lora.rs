@@ -18,6 +18,11 @@ use crate::widgets::{
     Axis, Chart, ChartSpec, Figure, Mark, NumberField, Readout, Scale, Select, Slider, Tone,
 };
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <LoraFigure model=super::model::LinearAlgebraModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `lora`.
 #[component]
 pub fn LoraFigure(

@@ -18,6 +18,11 @@ use crate::widgets::{
     Select, Slider, Tone,
 };
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <LowRankFigure model=super::model::LinearAlgebraModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `low-rank-target`.
 #[component]
 pub fn LowRankFigure(

@@ -8,7 +8,7 @@
 
 use leptos::prelude::*;
 
-use crate::state::registry::{FigureId, PassId};
+use crate::state::registry::PassId;
 
 use crate::widgets::PassHeading;
 
@@ -33,28 +33,9 @@ pub use model::LinearAlgebraModel;
 pub use multi_head::MultiHeadFigure;
 pub use score_rank::ScoreRankFigure;
 
-/// One Pass 3 figure alone (the embed view); `None` for another pass's figure.
-pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
-    let model = move || LinearAlgebraModel::new(use_url_state());
-    Some(match id {
-        FigureId::ScoreRank => {
-            view! { <ScoreRankFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::LowRankTarget => {
-            view! { <LowRankFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::MultiHead => {
-            view! { <MultiHeadFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::Lora => {
-            view! { <LoraFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::FinetuneMemory => {
-            view! { <FinetuneMemoryFigure state=use_url_state() show_controls=show_controls /> }
-                .into_any()
-        }
-        _ => return None,
-    })
+/// The section, as the registry's loaders build it.
+pub fn section() -> AnyView {
+    view! { <LinearAlgebraSection /> }.into_any()
 }
 
 /// Section `linear-algebra`.

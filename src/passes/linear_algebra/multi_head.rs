@@ -16,6 +16,11 @@ pub const HEAD_CANVASES: [&str; 8] = [
     "head-0", "head-1", "head-2", "head-3", "head-4", "head-5", "head-6", "head-7",
 ];
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <MultiHeadFigure model=super::model::LinearAlgebraModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `multi-head`.
 #[component]
 pub fn MultiHeadFigure(

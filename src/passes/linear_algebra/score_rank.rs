@@ -93,6 +93,11 @@ pub fn singular_value_formula(r: &ScoreRank, i: usize) -> Option<String> {
     ))
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <ScoreRankFigure model=super::model::LinearAlgebraModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 #[component]
 pub fn ScoreRankFigure(
     model: LinearAlgebraModel,

@@ -16,6 +16,11 @@ pub const SWEEP_READOUTS: [&str; 4] = ["sweep-plain", "sweep-post", "sweep-pre",
 
 pub const SWEEP_TONES: [Tone; 4] = [Tone::Purple, Tone::Green, Tone::Gold, Tone::Fg];
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <DepthSweepFigure model=super::model::StabilityModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `depth-sweep`.
 #[component]
 pub fn DepthSweepFigure(

@@ -14,6 +14,11 @@ use crate::state::choices::GRADIENTS;
 use crate::widgets::format::number_or_f64_limit;
 use crate::widgets::{Chart, Figure, Heatmap, Readout, ReadoutRow, Select, Tone};
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <GradientAbFigure model=super::model::StabilityModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `gradient-ab`.
 #[component]
 pub fn GradientAbFigure(

@@ -52,6 +52,11 @@ pub fn layer_formula(norms: &[f64], l: usize) -> Option<String> {
     ))
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <GradientFlowFigure model=super::model::StabilityModel::new(crate::state::use_url_state()) show_controls=show_controls /> }.into_any()
+}
+
 /// Figure `gradient-flow`.
 #[component]
 pub fn GradientFlowFigure(

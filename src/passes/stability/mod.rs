@@ -12,7 +12,7 @@
 
 use leptos::prelude::*;
 
-use crate::state::registry::{FigureId, PassId};
+use crate::state::registry::PassId;
 
 use crate::widgets::PassHeading;
 
@@ -37,25 +37,9 @@ pub use gradient_flow::GradientFlowFigure;
 pub use model::StabilityModel;
 pub use train_depth::TrainDepthFigure;
 
-/// One Pass 4 figure alone (the embed view); `None` for another pass's figure.
-pub fn figure(id: FigureId, show_controls: bool) -> Option<AnyView> {
-    let model = move || StabilityModel::new(use_url_state());
-    Some(match id {
-        FigureId::GradientFlow => {
-            view! { <GradientFlowFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::GradientAb => {
-            view! { <GradientAbFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::DepthSweep => {
-            view! { <DepthSweepFigure model=model() show_controls=show_controls /> }.into_any()
-        }
-        FigureId::TrainDepth => {
-            view! { <TrainDepthFigure state=use_url_state() show_controls=show_controls /> }
-                .into_any()
-        }
-        _ => return None,
-    })
+/// The section, as the registry's loaders build it.
+pub fn section() -> AnyView {
+    view! { <StabilitySection /> }.into_any()
 }
 
 /// Section `stability`.

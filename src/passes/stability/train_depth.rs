@@ -82,6 +82,12 @@ fn run_sentence(name: &str, c: &RunConfig, run: TrainRun) -> String {
     })
 }
 
+/// The figure alone, as the embed view shows it (the registry's loaders call this).
+pub fn alone(show_controls: bool) -> AnyView {
+    view! { <TrainDepthFigure state=crate::state::use_url_state() show_controls=show_controls /> }
+        .into_any()
+}
+
 /// Figure `train-depth`.
 #[component]
 pub fn TrainDepthFigure(
