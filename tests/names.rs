@@ -6,6 +6,8 @@
 use std::collections::BTreeSet;
 mod support;
 
+use handwave::state::ParamKind;
+
 use std::fs;
 use std::path::Path;
 
@@ -85,6 +87,57 @@ fn every_url_key_the_code_reads_is_a_row_of_the_table() {
         unknown.is_empty(),
         "keys not in the table:\n{}",
         unknown.join("\n")
+    );
+}
+
+/// The kind of row each typed reader answers for: `int` a whole number (or a power of
+/// two), `float` a real, `flag` a switch, `choice` an option, `list` a list of reals. A
+/// read of the wrong kind answers 0, false or "" as silently as an unknown key.
+fn reader_accepts(reader: &str, kind: &ParamKind) -> Option<bool> {
+    let accepts = match reader {
+        ".int(\"" | "int_control(\"" | "int_range(\"" => {
+            matches!(kind, ParamKind::Int { .. } | ParamKind::Pow2 { .. })
+        }
+        ".float(\"" | "float_control(\"" => matches!(kind, ParamKind::Float { .. }),
+        ".flag(\"" | "flag_control(\"" => matches!(kind, ParamKind::Bool),
+        ".choice(\"" | ".chosen(\"" | "choice_control(\"" => matches!(kind, ParamKind::Choice(_)),
+        ".list(\"" => matches!(kind, ParamKind::FloatList { .. }),
+        // Any kind: whether a key is set, and the scales of a slider (a range of numbers).
+        _ => return None,
+    };
+    Some(accepts)
+}
+
+#[test]
+fn every_typed_read_of_a_url_key_matches_the_kind_of_its_row() {
+    let mut wrong = Vec::new();
+    let mut seen = 0;
+    for (file, code) in sources() {
+        for reader in KEY_READERS {
+            for key in literals_after(&code, reader) {
+                let Some(row) = handwave::state::PARAMS.iter().find(|p| p.key == key) else {
+                    continue; // an unknown key fails the test above
+                };
+                if let Some(accepts) = reader_accepts(reader, &row.kind) {
+                    seen += 1;
+                    if !accepts {
+                        wrong.push(format!(
+                            "{file}: {reader}{key}\") reads a {:?} row",
+                            row.kind
+                        ));
+                    }
+                }
+            }
+        }
+    }
+    assert!(
+        seen > 100,
+        "found only {seen} typed reads: has the code's spelling changed?"
+    );
+    assert!(
+        wrong.is_empty(),
+        "reads of the wrong kind:\n{}",
+        wrong.join("\n")
     );
 }
 
@@ -168,6 +221,11 @@ fn every_readout_a_guided_step_names_is_shown_by_a_figure() {
 fn a_misspelt_key_or_readout_would_be_caught() {
     assert!(!table_keys().contains("dpeth"));
     assert_eq!(literals_after("p.int(\"dpeth\")", ".int(\""), vec!["dpeth"]);
+    assert_eq!(
+        reader_accepts(".flag(\"", &ParamKind::Int { min: 1, max: 2 }),
+        Some(false),
+        "a switch read of a number row is caught"
+    );
     assert_eq!(
         step_keys("to: &[(\"rn\", \"32\"), (\"rdk\", \"4\")],"),
         vec!["rn", "rdk"]
