@@ -157,7 +157,10 @@ for (const strip of STRIPS) {
     const steps = await page.$$eval(`[data-figure="${strip.figure}"] [data-steps] [data-step]`, (els) => els.map((e) => e.dataset.step));
     assert.deepEqual(steps, strip.targets.map((_, i) => String(i + 1)), 'one [data-step] per step, numbered from 1');
     for (let k = 1; k <= strip.targets.length; k++) {
-      await page.click(`[data-figure="${strip.figure}"] [data-action="step-next"]`);
+      // Next is enabled once the step before has been said; a strip waits at most 30 s for
+      // its figure to catch up before it says its sentence anyway (then the checks below
+      // find out whether the state is right), so this waits longer than that.
+      await page.click(`[data-figure="${strip.figure}"] [data-action="step-next"]`, { timeout: 45000 });
       const skip = page.locator(`[data-figure="${strip.figure}"] [data-action="predict-skip"]`);
       if (k === strip.prediction.step) {
         await skip.waitFor({ timeout: 5000 });
