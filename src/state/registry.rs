@@ -1,13 +1,15 @@
-//! The passes and their figures: names ([`PassId`], [`FigureId`]: the code names a pass or
-//! a figure only through them, so a misspelt one does not compile), public ids (a
-//! contract: section ids end links as `#<id>`, figure ids are `data-figure` and `embed=`
-//! values, each written once, here), numbers and titles. The page shell, the lazy loader,
-//! the embed view, the URL table and the guided steps all read this one list.
+//! The passes and their figures, one line each (`with_registry!`): names ([`PassId`],
+//! [`FigureId`]: the code names a pass or a figure only through them, so a misspelt one
+//! does not compile), public ids (a contract: section ids end links as `#<id>`, figure ids
+//! are `data-figure` and `embed=` values, each written once, here), files, the WebAssembly
+//! module each arrives in, titles and guided steps. The page shell, the lazy loader, the
+//! embed view, the URL table, the guided steps and the page binary's split points all
+//! come from these lines.
 
 /// The registry itself: every pass and every figure, one line each, in page order. Nothing
 /// else in the code spells a public id; everything that lists passes or figures is
 /// generated from these lines by a macro handed to `with_registry!`:
-/// - here ([`define_registry`]): [`PassId`], [`FigureId`], [`PASSES`], [`FIGURES`];
+/// - here (`define_registry`): [`PassId`], [`FigureId`], [`PASSES`], [`FIGURES`];
 /// - in the page's binary (`src/split_points.rs`): each pass's section and each figure
 ///   alone at the split point of its module, and each figure's guided steps.
 ///
