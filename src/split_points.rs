@@ -11,7 +11,9 @@
 use handwave::app::embed::EmbedView;
 use handwave::app::notices::Notices;
 use handwave::passes::backprop;
-use handwave::passes::lazy::{register_figure_loader, LazyPart, PassLoadError, PassLoaders};
+use handwave::passes::lazy::{
+    register_figure_loader, LazyPart, PassLoadError, PassLoaders, PendingView,
+};
 use handwave::state::registry::{FigureId, PassId};
 use handwave::state::Notice;
 use handwave::widgets::chrome::Chrome;
@@ -30,29 +32,20 @@ impl From<SplitLoaderError> for LoadFailed {
     }
 }
 
+/// A split point's call as the app's pending view: a failed fetch is its load error.
+fn pending(
+    loaded: impl std::future::Future<Output = Result<AnyView, LoadFailed>> + 'static,
+) -> PendingView {
+    Box::pin(async move { loaded.await.map_err(|LoadFailed| PassLoadError) })
+}
+
 /// The loaders handed to the app.
 pub fn loaders() -> PassLoaders {
     PassLoaders {
-        section: |pass| {
-            Box::pin(async move { section(pass).await.map_err(|LoadFailed| PassLoadError) })
-        },
-        part: |part| {
-            Box::pin(async move { part_view(part).await.map_err(|LoadFailed| PassLoadError) })
-        },
-        steps: |id, readings| {
-            Box::pin(async move {
-                steps_view(id, readings)
-                    .await
-                    .map_err(|LoadFailed| PassLoadError)
-            })
-        },
-        embed: |figure, show_controls, notices| {
-            Box::pin(async move {
-                embed_view(figure, show_controls, notices)
-                    .await
-                    .map_err(|LoadFailed| PassLoadError)
-            })
-        },
+        section: |pass| pending(section(pass)),
+        part: |part| pending(part_view(part)),
+        steps: |id, readings| pending(steps_view(id, readings)),
+        embed: |figure, show_controls, notices| pending(embed_view(figure, show_controls, notices)),
     }
 }
 
@@ -102,13 +95,7 @@ fn embed_view(
     show_controls: bool,
     notices: RwSignal<Vec<Notice>>,
 ) -> Result<AnyView, LoadFailed> {
-    register_figure_loader(|id, show_controls| {
-        Box::pin(async move {
-            figure_alone(id, show_controls)
-                .await
-                .map_err(|LoadFailed| PassLoadError)
-        })
-    });
+    register_figure_loader(|id, show_controls| pending(figure_alone(id, show_controls)));
     Ok(
         view! { <EmbedView figure=figure show_controls=show_controls notices=notices /> }
             .into_any(),

@@ -70,10 +70,10 @@ pub enum LazyPart {
 }
 
 impl LazyPart {
-    /// The WebAssembly module it arrives in (the registry's `in pass1rest`).
-    fn module(self) -> &'static str {
+    /// The pass it belongs to.
+    fn pass(self) -> PassId {
         match self {
-            Self::BackpropDerivation => "pass1rest",
+            Self::BackpropDerivation => PassId::Backprop,
         }
     }
 
@@ -84,9 +84,11 @@ impl LazyPart {
         }
     }
 
-    /// Whether figure `id` is in this part.
+    /// Whether figure `id` is in this part: a figure of its pass that the registry puts
+    /// in another module than the pass's section.
     fn shows(self, id: FigureId) -> bool {
-        id.info().module == self.module()
+        let (figure, pass) = (id.info(), self.pass().info());
+        figure.pass == pass.pass && figure.module != pass.module
     }
 }
 
@@ -309,17 +311,8 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
     let name = part.name();
     lazily(
         wanted,
-        move || {
-            view! {
-                <div class="part-pending" data-lazy-part=name node_ref=node>
-                    <p class="pass-status" role="status">"Loading the rest of this pass…"</p>
-                </div>
-            }
-            .into_any()
-        },
-        move || {
-            view! { <div class="part-pending" node_ref=loading><p class="pass-status" role="status">"Loading the rest of this pass…"</p></div> }.into_any()
-        },
+        move || part_placeholder(Some(name), node),
+        move || part_placeholder(None, loading),
         move || match LOADERS.get() {
             Some(loaders) => (loaders.part)(part),
             None => Box::pin(async { Err(PassLoadError) }),
@@ -335,6 +328,17 @@ pub fn LazyPart(part: LazyPart) -> impl IntoView {
             )
         },
     )
+}
+
+/// What stands in a part's place until it arrives; named (`data-lazy-part`) until it is
+/// asked for.
+fn part_placeholder(name: Option<&'static str>, node: NodeRef<leptos::html::Div>) -> AnyView {
+    view! {
+        <div class="part-pending" data-lazy-part=name node_ref=node>
+            <p class="pass-status" role="status">"Loading the rest of this pass…"</p>
+        </div>
+    }
+    .into_any()
 }
 
 /// Where the element of `node` is, if it is on the page.

@@ -240,30 +240,22 @@ pub fn submit(job: Job, done: impl FnOnce(Vec<f64>) + 'static) {
     });
 }
 
-/// The decoded answer to the job `request()` describes, while `active`: computed in the
-/// memo itself when the job is small ([`Job::runs_inline`]), so whatever draws it draws
-/// once per change with the answer already there; otherwise sent to the worker whenever it
-/// changes and `None` until the answer to the latest request arrives. While not `active`
-/// nothing new is computed or sent (a small job keeps what it had).
-pub fn use_worker_answer<T: Clone + PartialEq + Send + Sync + 'static>(
-    request: impl Fn() -> Job + Send + Sync + 'static,
-    decode: fn(&Job, &[f64]) -> Option<T>,
-    active: RwSignal<bool>,
-) -> Memo<Option<T>> {
-    use_worker_job(request, decode, active).answer
-}
-
-/// A job's answer as [`use_worker_answer`] gives it, and whether the job is in flight.
+/// A job's answer (see [`use_worker_job`]), and whether the job is in flight.
 #[derive(Clone, Copy)]
 pub struct WorkerJob<T: Send + Sync + 'static> {
-    /// The decoded answer to the latest request (see [`use_worker_answer`]).
+    /// The decoded answer to the latest request.
     pub answer: Memo<Option<T>>,
     /// The latest request was sent to the worker and its answer has not arrived: true even
     /// when the figure has since left the screen (the worker finishes what it was sent).
     pub in_flight: Signal<bool>,
 }
 
-/// [`use_worker_answer`], with whether its job is in flight.
+/// The decoded answer to the job `request()` describes, while `active`: computed in the
+/// memo itself when the job is small ([`Job::runs_inline`]), so whatever draws it draws
+/// once per change with the answer already there; otherwise sent to the worker whenever it
+/// changes and `None` until the answer to the latest request arrives. While not `active`
+/// nothing new is computed or sent (a small job keeps what it had). With it, whether the
+/// latest request is in flight.
 pub fn use_worker_job<T: Clone + PartialEq + Send + Sync + 'static>(
     request: impl Fn() -> Job + Send + Sync + 'static,
     decode: fn(&Job, &[f64]) -> Option<T>,
